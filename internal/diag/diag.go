@@ -1,0 +1,155 @@
+// Package diag describes problems found in user input: what is wrong, in
+// which field, in which source (file, MIME part and its content type) and on
+// which line, so that one run of `nodeboot config check` reports everything a
+// user has to fix.
+package diag
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrInvalidConfig is returned (wrapped) when user input has errors.
+var ErrInvalidConfig = errors.New("invalid configuration")
+
+// Severity tells whether a problem stops the node from being configured.
+type Severity string
+
+// Severities.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+)
+
+// Source names where a document came from.
+type Source struct {
+	// URI is the config source, e.g. "imds://user-data" or "file:///etc/eks/nodeadm.d/10-a.yaml".
+	URI string `json:"uri"`
+	// Part is the 1-based MIME part number; 0 when the source is not multipart.
+	Part int `json:"part,omitempty"`
+	// ContentType is the MIME part's content type, when there is one.
+	ContentType string `json:"contentType,omitempty"`
+	// Format is what the document was read as, e.g. "NodeConfig" or "bootstrap.sh".
+	Format string `json:"format,omitempty"`
+	// Line is the line of the source on which this document starts (1-based; 0 = unknown).
+	Line int `json:"line,omitempty"`
+}
+
+// String renders the source for humans: `imds://user-data part 2 (application/node.eks.aws)`.
+func (s Source) String() string {
+	var b strings.Builder
+	b.WriteString(s.URI)
+	if s.Part > 0 {
+		fmt.Fprintf(&b, " part %d", s.Part)
+		if s.ContentType != "" {
+			fmt.Fprintf(&b, " (%s)", s.ContentType)
+		}
+	}
+	return b.String()
+}
+
+// Position is a 1-based line and column in the whole source (not the part).
+type Position struct {
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
+}
+
+// IsZero reports whether the position is unknown.
+func (p Position) IsZero() bool { return p.Line == 0 }
+
+// Problem is one finding about user input.
+type Problem struct {
+	Severity Severity `json:"severity"`
+	Source   Source   `json:"source"`
+	// Field is the field path, e.g. "spec.cluster.cidr" or "spec.kubelet.flags[2]".
+	Field    string   `json:"field,omitempty"`
+	Position Position `json:"position,omitempty"`
+	Message  string   `json:"message"`
+}
+
+// String renders the problem on one line:
+// `error: imds://user-data part 2 (application/node.eks.aws) line 7:5: spec.cluster.cidr: invalid CIDR "10.0/16"`.
+func (p Problem) String() string {
+	var b strings.Builder
+	b.WriteString(string(p.Severity))
+	b.WriteString(": ")
+	if p.Source.URI != "" {
+		b.WriteString(p.Source.String())
+	}
+	if !p.Position.IsZero() {
+		fmt.Fprintf(&b, " line %d", p.Position.Line)
+		if p.Position.Column > 0 {
+			fmt.Fprintf(&b, ":%d", p.Position.Column)
+		}
+	}
+	if p.Source.URI != "" || !p.Position.IsZero() {
+		b.WriteString(": ")
+	}
+	if p.Field != "" {
+		b.WriteString(p.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(p.Message)
+	return b.String()
+}
+
+// List is an ordered collection of problems.
+type List []Problem
+
+// Errorf appends an error-severity problem.
+func (l *List) Errorf(src Source, field string, pos Position, format string, args ...any) {
+	*l = append(*l, Problem{Severity: SeverityError, Source: src, Field: field, Position: pos, Message: fmt.Sprintf(format, args...)})
+}
+
+// Warnf appends a warning-severity problem.
+func (l *List) Warnf(src Source, field string, pos Position, format string, args ...any) {
+	*l = append(*l, Problem{Severity: SeverityWarning, Source: src, Field: field, Position: pos, Message: fmt.Sprintf(format, args...)})
+}
+
+// HasErrors reports whether any problem has error severity.
+func (l List) HasErrors() bool {
+	for _, p := range l {
+		if p.Severity == SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+// Filter returns the problems of one severity.
+func (l List) Filter(s Severity) List {
+	var out List
+	for _, p := range l {
+		if p.Severity == s {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Err returns nil when there are no errors, otherwise an error wrapping
+// ErrInvalidConfig whose message lists every error, one per line.
+func (l List) Err() error {
+	errs := l.Filter(SeverityError)
+	if len(errs) == 0 {
+		return nil
+	}
+	lines := make([]string, len(errs))
+	for i, p := range errs {
+		lines[i] = p.String()
+	}
+	return &ListError{Problems: errs, msg: fmt.Sprintf("%d problem(s):\n%s", len(errs), strings.Join(lines, "\n"))}
+}
+
+// ListError is the error form of a problem list.
+type ListError struct {
+	Problems List
+	msg      string
+}
+
+// Error implements error.
+func (e *ListError) Error() string { return e.msg }
+
+// Unwrap makes errors.Is(err, ErrInvalidConfig) true.
+func (e *ListError) Unwrap() error { return ErrInvalidConfig }

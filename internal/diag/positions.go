@@ -1,0 +1,47 @@
+package diag
+
+import "k8s.io/apimachinery/pkg/util/validation/field"
+
+// Positions maps a field path, written as k8s.io/apimachinery field.Path
+// renders it ("spec.kubelet.flags[2]", "spec.instance.environment[default]"),
+// to where that field's value stands in the source.
+type Positions map[string]Position
+
+// Lookup returns the position of path or, failing that, of its nearest
+// ancestor that has one.
+func (ps Positions) Lookup(path string) Position {
+	for p := path; p != ""; p = parentPath(p) {
+		if pos, ok := ps[p]; ok {
+			return pos
+		}
+	}
+	return Position{}
+}
+
+func parentPath(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		switch p[i] {
+		case '.':
+			return p[:i]
+		case '[':
+			return p[:i]
+		}
+	}
+	return ""
+}
+
+// FromFieldErrors converts apimachinery field errors into problems, placing
+// each at the position of its field in src.
+func FromFieldErrors(src Source, errs field.ErrorList, ps Positions, sev Severity) List {
+	out := make(List, 0, len(errs))
+	for _, e := range errs {
+		out = append(out, Problem{
+			Severity: sev,
+			Source:   src,
+			Field:    e.Field,
+			Position: ps.Lookup(e.Field),
+			Message:  e.ErrorBody(),
+		})
+	}
+	return out
+}
