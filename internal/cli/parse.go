@@ -1,0 +1,191 @@
+// Package cli parses nodeboot's command line (drop-in compatible with
+// nodeadm's) and maps outcomes to exit codes: 0 ok, 1 error, 2 usage.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// ErrUsage marks command-line mistakes (exit code 2).
+var ErrUsage = errors.New("usage")
+
+// Commands.
+const (
+	CmdInit        = "init"
+	CmdConfigCheck = "config check"
+	CmdConfigDump  = "config dump"
+	CmdVersion     = "version"
+	CmdHelp        = "help"
+)
+
+// Phases that `init --skip` accepts.
+const (
+	PhaseConfig = "config"
+	PhaseRun    = "run"
+)
+
+// Daemons that `init --daemon` accepts.
+var knownDaemons = []string{"containerd", "kubelet"}
+
+// DefaultSource is read when no --config-source is given.
+const DefaultSource = "imds://user-data"
+
+// Invocation is a parsed command line.
+type Invocation struct {
+	Command string
+	Sources []string
+	Cache   string
+	Skip    []string
+	// Daemons limits which daemons are configured and started; nil means all.
+	Daemons []string
+	Root    string
+	Output  string
+	// Verbose turns on debug logging.
+	Verbose bool
+}
+
+// Skips reports whether phase was skipped.
+func (inv Invocation) Skips(phase string) bool { return slices.Contains(inv.Skip, phase) }
+
+// WantsDaemon reports whether daemon is in scope.
+func (inv Invocation) WantsDaemon(name string) bool {
+	return inv.Daemons == nil || slices.Contains(inv.Daemons, name)
+}
+
+// Parse parses args (without the program name).
+func Parse(args []string) (Invocation, error) {
+	if len(args) == 0 {
+		return Invocation{}, fmt.Errorf("%w: no command given", ErrUsage)
+	}
+	switch args[0] {
+	case "init":
+		return parseInit(args[1:])
+	case "config":
+		return parseConfig(args[1:])
+	case "version", "--version":
+		return Invocation{Command: CmdVersion}, nil
+	case "help", "-h", "--help":
+		return Invocation{Command: CmdHelp}, nil
+	}
+	return Invocation{}, fmt.Errorf("%w: unknown command %q", ErrUsage, args[0])
+}
+
+func newFlagSet(name string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+	return fs
+}
+
+func addCommon(fs *pflag.FlagSet, inv *Invocation) {
+	fs.StringArrayVarP(&inv.Sources, "config-source", "c", nil, "config source URI (repeatable, merged in order): imds://user-data, file:///path")
+	fs.StringVar(&inv.Root, "root", "/", "directory every path is taken under")
+	fs.BoolVarP(&inv.Verbose, "verbose", "v", false, "debug logging")
+	fs.Bool("development", false, "alias of --verbose (nodeadm compatibility)")
+}
+
+func finish(fs *pflag.FlagSet, inv *Invocation, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %s %v", ErrUsage, fs.Name(), err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: %s takes no arguments, got %q", ErrUsage, fs.Name(), fs.Args())
+	}
+	if dev, _ := fs.GetBool("development"); dev {
+		inv.Verbose = true
+	}
+	if len(inv.Sources) == 0 {
+		inv.Sources = []string{DefaultSource}
+	}
+	for _, s := range inv.Sources {
+		if !strings.HasPrefix(s, "imds://") && !strings.HasPrefix(s, "file://") {
+			return fmt.Errorf("%w: unsupported config source %q (use imds://user-data or file:///path)", ErrUsage, s)
+		}
+	}
+	if inv.Root == "" {
+		return fmt.Errorf("%w: --root must not be empty", ErrUsage)
+	}
+	return nil
+}
+
+func parseInit(args []string) (Invocation, error) {
+	inv := Invocation{Command: CmdInit}
+	fs := newFlagSet("init")
+	addCommon(fs, &inv)
+	fs.StringVar(&inv.Cache, "config-cache", "", "cache of the resolved config (nodeadm uses /run/eks/nodeadm/config.json)")
+	fs.StringArrayVarP(&inv.Skip, "skip", "s", nil, "phase to skip: config or run (repeatable)")
+	var daemons []string
+	fs.StringArrayVarP(&daemons, "daemon", "d", nil, "daemon to configure and start: containerd or kubelet (repeatable; \"\" for none)")
+	if err := finish(fs, &inv, args); err != nil {
+		return inv, err
+	}
+	for _, p := range inv.Skip {
+		if p != PhaseConfig && p != PhaseRun {
+			return inv, fmt.Errorf("%w: --skip %q: want %q or %q", ErrUsage, p, PhaseConfig, PhaseRun)
+		}
+	}
+	if fs.Changed("daemon") {
+		inv.Daemons = []string{}
+		for _, d := range daemons {
+			if d == "" {
+				continue
+			}
+			if !slices.Contains(knownDaemons, d) {
+				return inv, fmt.Errorf("%w: --daemon %q: want one of %v", ErrUsage, d, knownDaemons)
+			}
+			inv.Daemons = append(inv.Daemons, d)
+		}
+	}
+	return inv, nil
+}
+
+func parseConfig(args []string) (Invocation, error) {
+	if len(args) == 0 {
+		return Invocation{}, fmt.Errorf("%w: config needs a subcommand: check or dump", ErrUsage)
+	}
+	var inv Invocation
+	var formats []string
+	switch args[0] {
+	case "check":
+		inv.Command, inv.Output, formats = CmdConfigCheck, "text", []string{"text", "json"}
+	case "dump":
+		inv.Command, inv.Output, formats = CmdConfigDump, "yaml", []string{"yaml", "json"}
+	default:
+		return inv, fmt.Errorf("%w: unknown config subcommand %q (want check or dump)", ErrUsage, args[0])
+	}
+	fs := newFlagSet("config " + args[0])
+	addCommon(fs, &inv)
+	fs.StringVarP(&inv.Output, "output", "o", inv.Output, "output format: "+strings.Join(formats, "|"))
+	if inv.Command == CmdConfigDump {
+		fs.StringVar(&inv.Cache, "config-cache", "", "cache of the resolved config")
+	}
+	if err := finish(fs, &inv, args[1:]); err != nil {
+		return inv, err
+	}
+	if !slices.Contains(formats, inv.Output) {
+		return inv, fmt.Errorf("%w: -o %q: want one of %v", ErrUsage, inv.Output, formats)
+	}
+	return inv, nil
+}
+
+// Usage is the help text.
+const Usage = `nodeboot — turns EC2 user data into a configured Kubernetes node.
+
+Usage:
+  nodeboot init   [-c|--config-source URI]... [--config-cache PATH] [-s|--skip config|run]... [-d|--daemon NAME]... [--root DIR]
+  nodeboot config check [-c URI]... [--root DIR] [-o text|json]
+  nodeboot config dump  [-c URI]... [--root DIR] [-o yaml|json]
+  nodeboot version
+
+Config sources (merged in order, later wins): imds://user-data (default),
+file:///path (a file: MIME or YAML/JSON, base64 and gzip detected; a
+directory: *.yaml, *.yml, *.json drop-ins in lexical order).
+
+Exit codes: 0 ok, 1 error, 2 usage.
+`

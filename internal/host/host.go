@@ -1,0 +1,169 @@
+package host
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Paths the probes read, as on the node.
+const (
+	KubeletVersionFile    = "/etc/eks/kubelet-version.txt"
+	ContainerdVersionFile = "/etc/eks/containerd-version.txt"
+	NvidiaRuntimePath     = "/usr/bin/nvidia-container-runtime"
+	RuncPath              = "/usr/sbin/runc"
+	CredentialProviderBin = "/etc/eks/image-credential-provider/ecr-credential-provider"
+	pciDevicesDir         = "/sys/bus/pci/devices"
+	cpuOnlineFile         = "/sys/devices/system/cpu/online"
+	meminfoFile           = "/proc/meminfo"
+)
+
+// ErrNoVersion is returned when no version can be found in a file or output.
+var ErrNoVersion = errors.New("no version found")
+
+// Runner runs a command and returns its standard output.
+type Runner interface {
+	Output(ctx context.Context, name string, args ...string) ([]byte, error)
+}
+
+// Probe reads host facts under Root.
+type Probe struct {
+	Root string
+	Run  Runner
+}
+
+func (p Probe) path(nodePath string) string {
+	if p.Root == "" {
+		return nodePath
+	}
+	return filepath.Join(p.Root, nodePath)
+}
+
+var versionRE = regexp.MustCompile(`v?(\d+\.\d+\.\d+)`)
+
+// ParseVersion returns the first X.Y.Z in text, prefixed with "v".
+func ParseVersion(text []byte) (string, error) {
+	m := versionRE.FindSubmatch(text)
+	if m == nil {
+		return "", ErrNoVersion
+	}
+	return "v" + string(m[1]), nil
+}
+
+// KubeletVersion reads the version file, else runs `kubelet --version`.
+func (p Probe) KubeletVersion(ctx context.Context) (string, error) {
+	return p.version(ctx, KubeletVersionFile, "kubelet", "--version")
+}
+
+// ContainerdVersion reads the version file, else runs `containerd --version`.
+func (p Probe) ContainerdVersion(ctx context.Context) (string, error) {
+	return p.version(ctx, ContainerdVersionFile, "containerd", "--version")
+}
+
+func (p Probe) version(ctx context.Context, file, bin string, args ...string) (string, error) {
+	b, err := os.ReadFile(p.path(file))
+	if err == nil {
+		v, perr := ParseVersion(b)
+		if perr != nil {
+			return "", fmt.Errorf("%s: %w", file, perr)
+		}
+		return v, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) || p.Run == nil {
+		return "", fmt.Errorf("read %s: %w", file, err)
+	}
+	out, err := p.Run.Output(ctx, bin, args...)
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w", bin, strings.Join(args, " "), err)
+	}
+	v, err := ParseVersion(out)
+	if err != nil {
+		return "", fmt.Errorf("%s %s output: %w", bin, strings.Join(args, " "), err)
+	}
+	return v, nil
+}
+
+// CPUs counts online CPUs from /sys/devices/system/cpu/online ("0-3,8").
+func (p Probe) CPUs() (int, error) {
+	b, err := os.ReadFile(p.path(cpuOnlineFile))
+	if err != nil {
+		return 0, fmt.Errorf("count CPUs: %w", err)
+	}
+	return ParseCPUList(string(bytes.TrimSpace(b)))
+}
+
+// ParseCPUList counts the CPUs in a kernel CPU list such as "0-3,8,10-11".
+func ParseCPUList(s string) (int, error) {
+	if s == "" {
+		return 0, fmt.Errorf("empty CPU list: %w", ErrBadCPUList)
+	}
+	n := 0
+	for _, r := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(r, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			return 0, fmt.Errorf("%q: %w", s, ErrBadCPUList)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return 0, fmt.Errorf("%q: %w", s, ErrBadCPUList)
+			}
+		}
+		n += b - a + 1
+	}
+	return n, nil
+}
+
+// ErrBadCPUList is returned for an unparsable CPU list.
+var ErrBadCPUList = errors.New("malformed CPU list")
+
+// MemoryMiB reads MemTotal from /proc/meminfo.
+func (p Probe) MemoryMiB() (int64, error) {
+	f, err := os.Open(p.path(meminfoFile))
+	if err != nil {
+		return 0, fmt.Errorf("read memory size: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemTotal:" {
+			kb, err := strconv.ParseInt(fields[1], 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("MemTotal %q: %w", fields[1], err)
+			}
+			return kb / 1024, nil
+		}
+	}
+	return 0, fmt.Errorf("MemTotal not in %s", meminfoFile)
+}
+
+// NvidiaGPU reports whether any PCI device has vendor 0x10de.
+func (p Probe) NvidiaGPU() bool {
+	entries, err := os.ReadDir(p.path(pciDevicesDir))
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(p.path(pciDevicesDir), e.Name(), "vendor"))
+		if err == nil && strings.TrimSpace(string(b)) == "0x10de" {
+			return true
+		}
+	}
+	return false
+}
+
+// Exists reports whether a regular file or symlink target exists at nodePath.
+func (p Probe) Exists(nodePath string) bool {
+	st, err := os.Stat(p.path(nodePath))
+	return err == nil && !st.IsDir()
+}

@@ -1,0 +1,103 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+type fakeRunner struct {
+	out   string
+	calls int
+}
+
+func (f *fakeRunner) Output(context.Context, string, ...string) ([]byte, error) {
+	f.calls++
+	return []byte(f.out), nil
+}
+
+func write(t *testing.T, root, path, data string) {
+	t.Helper()
+	p := filepath.Join(root, path)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestKubeletVersionPrefersFile(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, KubeletVersionFile, "v1.35.0-eks-abcdef\n")
+	r := &fakeRunner{out: "Kubernetes v1.20.0"}
+	v, err := Probe{Root: root, Run: r}.KubeletVersion(context.Background())
+	if err != nil || v != "v1.35.0" {
+		t.Fatalf("v=%q err=%v", v, err)
+	}
+	if r.calls != 0 {
+		t.Fatal("kubelet was executed although the version file exists")
+	}
+}
+
+func TestKubeletVersionFallsBackToExec(t *testing.T) {
+	r := &fakeRunner{out: "Kubernetes v1.34.4\n"}
+	v, err := Probe{Root: t.TempDir(), Run: r}.KubeletVersion(context.Background())
+	if err != nil || v != "v1.34.4" || r.calls != 1 {
+		t.Fatalf("v=%q err=%v calls=%d", v, err, r.calls)
+	}
+}
+
+func TestContainerdVersionGarbage(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, ContainerdVersionFile, "unknown\n")
+	_, err := Probe{Root: root}.ContainerdVersion(context.Background())
+	if !errors.Is(err, ErrNoVersion) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestParseCPUList(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     int
+		wantErr  bool
+	}{
+		{"single", "0", 1, false},
+		{"range", "0-1", 2, false},
+		{"mixed", "0-3,8,10-11", 7, false},
+		{"empty", "", 0, true},
+		{"reversed", "3-1", 0, true},
+		{"garbage", "a-b", 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseCPUList(tc.in)
+			if (err != nil) != tc.wantErr || got != tc.want {
+				t.Fatalf("ParseCPUList(%q) = %d, %v", tc.in, got, err)
+			}
+		})
+	}
+}
+
+func TestHardwareProbes(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, cpuOnlineFile, "0-1\n")
+	write(t, root, meminfoFile, "MemTotal:        8011256 kB\nMemFree: 1 kB\n")
+	write(t, root, pciDevicesDir+"/0000:00:1e.0/vendor", "0x10de\n")
+	write(t, root, NvidiaRuntimePath, "")
+	p := Probe{Root: root}
+	if n, err := p.CPUs(); err != nil || n != 2 {
+		t.Fatalf("CPUs = %d, %v", n, err)
+	}
+	if m, err := p.MemoryMiB(); err != nil || m != 7823 {
+		t.Fatalf("MemoryMiB = %d, %v", m, err)
+	}
+	if !p.NvidiaGPU() || !p.Exists(NvidiaRuntimePath) {
+		t.Fatal("nvidia not detected")
+	}
+	if (Probe{Root: t.TempDir()}).NvidiaGPU() {
+		t.Fatal("nvidia detected on an empty tree")
+	}
+}
