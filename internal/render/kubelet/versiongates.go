@@ -1,0 +1,83 @@
+package kubelet
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/version"
+)
+
+// behaviour is everything about the rendered files that depends on the
+// kubelet version. It is computed from versionGates only.
+type behaviour struct {
+	// featureGates are added to the base config's featureGates.
+	featureGates map[string]bool
+	// gracefulShutdown sets shutdownGracePeriod and
+	// shutdownGracePeriodCriticalPods (graceful node shutdown).
+	gracefulShutdown bool
+	// dropInDir means the kubelet understands --config-dir.
+	dropInDir bool
+	// dropInAlphaEnv means --config-dir only works with the environment
+	// variable KUBELET_CONFIG_DROPIN_DIR_ALPHA=on.
+	dropInAlphaEnv bool
+	// ecrPublicMatch adds ecr-public.aws.com to the credential provider's
+	// matchImages.
+	ecrPublicMatch bool
+	// gpuPresentLabel labels NVIDIA nodes nvidia.com/gpu.present=true.
+	gpuPresentLabel bool
+}
+
+// versionGate turns on part of behaviour for kubelet minor versions
+// 1.from ≤ v < 1.until (until 0 means no upper bound).
+type versionGate struct {
+	from, until uint
+	set         func(*behaviour)
+}
+
+// versionGates is the whole kubelet-version behaviour table (nodeadm's, see
+// nodeadm-behavior.md §5.2 and §5.7). Keep it sorted by from.
+var versionGates = []versionGate{
+	// --config-dir appeared in 1.28 as alpha and is on by default from 1.30.
+	{from: 28, set: func(b *behaviour) { b.dropInDir = true }},
+	{from: 28, until: 30, set: func(b *behaviour) { b.dropInAlphaEnv = true }},
+	// ECR public pull-through only matters from 1.32; matching it earlier
+	// would only add credential-provider latency.
+	{from: 32, set: func(b *behaviour) { b.ecrPublicMatch = true }},
+	{from: 33, set: enableFeatureGate("DynamicResourceAllocation")},
+	{from: 34, set: enableFeatureGate("MutableCSINodeAllocatableCount")},
+	{from: 34, set: func(b *behaviour) { b.gracefulShutdown = true }},
+	{from: 35, set: func(b *behaviour) { b.gpuPresentLabel = true }},
+}
+
+func enableFeatureGate(name string) func(*behaviour) {
+	return func(b *behaviour) {
+		if b.featureGates == nil {
+			b.featureGates = map[string]bool{}
+		}
+		b.featureGates[name] = true
+	}
+}
+
+// behaviourFor applies every gate whose range contains minor (Kubernetes 1.minor).
+func behaviourFor(minor uint) behaviour {
+	var b behaviour
+	for _, g := range versionGates {
+		if minor >= g.from && (g.until == 0 || minor < g.until) {
+			g.set(&b)
+		}
+	}
+	return b
+}
+
+// kubeletMinor returns the minor version of a Kubernetes 1.x kubelet version
+// such as "v1.34.4" or "v1.35.0-eks-1f2e3d" (pre-release and build suffixes
+// are ignored, so v1.33.0-eks counts as 1.33).
+func kubeletMinor(kubeletVersion string) (uint, error) {
+	if kubeletVersion == "" {
+		return 0, ErrMissingKubeletVersion
+	}
+	v, err := version.ParseGeneric(kubeletVersion)
+	if err != nil || v.Major() != 1 || len(v.Components()) < 2 {
+		return 0, fmt.Errorf("%w: %q", ErrInvalidKubeletVersion, kubeletVersion)
+	}
+	return v.Minor(), nil
+}
