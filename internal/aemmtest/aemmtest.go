@@ -1,0 +1,253 @@
+// Package aemmtest runs the real amazon-ec2-metadata-mock (AEMM, v1.12.0,
+// built by test/e2e/scripts/build-aemm.sh) as a local IMDS for tests.
+//
+// The binary is found through $NODEBOOT_AEMM or at
+// <repo>/.cache/e2e/bin/ec2-metadata-mock. When it is missing the test is
+// skipped, unless $NODEBOOT_REQUIRE_E2E is set (CI), in which case it fails.
+package aemmtest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Environment variables read by Start.
+const (
+	// EnvBinary names the AEMM binary to use.
+	EnvBinary = "NODEBOOT_AEMM"
+	// EnvRequireE2E turns a missing binary into a test failure.
+	EnvRequireE2E = "NODEBOOT_REQUIRE_E2E"
+)
+
+// ErrBinaryMissing is wrapped by Binary when no AEMM binary is found.
+var ErrBinaryMissing = errors.New("amazon-ec2-metadata-mock binary not found; build it with test/e2e/scripts/build-aemm.sh")
+
+// Config is the instance AEMM pretends to be. Empty fields take the
+// defaults below; nil UserData and empty IPv6s/VPCCIDRs make those paths
+// answer 404, as on an instance without them.
+type Config struct {
+	UserData     []byte
+	InstanceID   string
+	InstanceType string
+	Region       string
+	AZ           string
+	LocalIPv4    string
+	MAC          string
+	Hostname     string
+	IPv6s        []string
+	VPCCIDRs     []string
+}
+
+// Defaults used for empty Config fields.
+const (
+	DefaultInstanceID   = "i-0123456789abcdef0"
+	DefaultInstanceType = "m5.large"
+	DefaultRegion       = "us-west-2"
+	DefaultAZ           = "us-west-2a"
+	DefaultLocalIPv4    = "10.0.0.5"
+	DefaultMAC          = "0e:49:61:0f:c3:11"
+	DefaultHostname     = "ip-10-0-0-5.us-west-2.compute.internal"
+)
+
+func (c Config) withDefaults() Config {
+	set := func(p *string, v string) {
+		if *p == "" {
+			*p = v
+		}
+	}
+	set(&c.InstanceID, DefaultInstanceID)
+	set(&c.InstanceType, DefaultInstanceType)
+	set(&c.Region, DefaultRegion)
+	set(&c.AZ, DefaultAZ)
+	set(&c.LocalIPv4, DefaultLocalIPv4)
+	set(&c.MAC, DefaultMAC)
+	set(&c.Hostname, DefaultHostname)
+	return c
+}
+
+// Start writes the AEMM config for c, starts AEMM on 127.0.0.1 at a free
+// port in IMDSv2-only mode (-I), waits until it hands out session tokens and
+// returns its endpoint ("http://127.0.0.1:<port>"). AEMM is killed when the
+// test ends; its log is shown if the test failed.
+func Start(t testing.TB, c Config) string {
+	t.Helper()
+	bin, err := Binary()
+	if err != nil {
+		if os.Getenv(EnvRequireE2E) != "" {
+			t.Fatalf("aemmtest: %v (%s is set)", err, EnvRequireE2E)
+		}
+		t.Skipf("aemmtest: %v", err)
+	}
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "aemm-config.json")
+	data, err := ConfigJSON(c)
+	if err != nil {
+		t.Fatalf("aemmtest: %v", err)
+	}
+	if err := os.WriteFile(cfgPath, data, 0o600); err != nil {
+		t.Fatalf("aemmtest: %v", err)
+	}
+	var lastErr error
+	for try := 0; try < 3; try++ { // the free port can be taken between probe and bind
+		endpoint, err := start(t, bin, cfgPath, dir)
+		if err == nil {
+			return endpoint
+		}
+		lastErr = err
+	}
+	t.Fatalf("aemmtest: %v", lastErr)
+	return ""
+}
+
+// start launches one AEMM process and waits for it.
+func start(t testing.TB, bin, cfgPath, dir string) (string, error) {
+	port, err := freePort()
+	if err != nil {
+		return "", err
+	}
+	logPath := filepath.Join(dir, "aemm-"+strconv.Itoa(port)+".log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(bin, "-n", "127.0.0.1", "-p", strconv.Itoa(port), "-I", "-c", cfgPath)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return "", fmt.Errorf("start %s: %w", bin, err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		logFile.Close()
+		close(exited)
+	}()
+	stop := func() {
+		cmd.Process.Kill() // an error only means it has exited already
+		<-exited
+	}
+	endpoint := "http://127.0.0.1:" + strconv.Itoa(port)
+	if err := waitReady(t.Context(), endpoint, exited, 10*time.Second); err != nil {
+		stop()
+		return "", fmt.Errorf("%w\n%s", err, tail(logPath))
+	}
+	t.Cleanup(func() {
+		stop()
+		if t.Failed() {
+			t.Logf("aemmtest: AEMM log (%s):\n%s", logPath, tail(logPath))
+		}
+	})
+	return endpoint, nil
+}
+
+// Binary returns the AEMM binary path: $NODEBOOT_AEMM, else
+// <repo>/.cache/e2e/bin/ec2-metadata-mock. The error wraps ErrBinaryMissing.
+func Binary() (string, error) {
+	if p := os.Getenv(EnvBinary); p != "" {
+		if isExecutable(p) {
+			return p, nil
+		}
+		return "", fmt.Errorf("%s=%s: %w", EnvBinary, p, ErrBinaryMissing)
+	}
+	root, err := repoRoot()
+	if err != nil {
+		return "", fmt.Errorf("%w (%v)", ErrBinaryMissing, err)
+	}
+	p := filepath.Join(root, ".cache", "e2e", "bin", "ec2-metadata-mock")
+	if !isExecutable(p) {
+		return "", fmt.Errorf("%s: %w", p, ErrBinaryMissing)
+	}
+	return p, nil
+}
+
+func isExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
+}
+
+// repoRoot walks up from the working directory to the nodeboot module root.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && bytes.HasPrefix(data, []byte("module github.com/nodeboot/nodeboot\n")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("not inside the nodeboot module")
+		}
+		dir = parent
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// waitReady polls the token endpoint until AEMM answers 200.
+func waitReady(ctx context.Context, endpoint string, exited <-chan struct{}, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{Proxy: nil}}
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPut, endpoint+"/latest/api/token", nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("X-aws-ec2-metadata-token-ttl-seconds", "60")
+		if resp, err := client.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-exited:
+			return errors.New("AEMM exited before it was ready")
+		case <-ctx.Done():
+			return fmt.Errorf("AEMM at %s not ready after %s", endpoint, limit)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// tail returns the last lines of a log file.
+func tail(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return err.Error()
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if len(lines) > 40 {
+			lines = lines[1:]
+		}
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,98 @@
+package awsconfig
+
+import (
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+)
+
+// Policy bounds how often and how patiently a call is retried.
+type Policy struct {
+	// MaxAttempts counts the first try; 1 means no retry.
+	MaxAttempts int
+	// BaseDelay is the backoff ceiling before the first retry; the ceiling
+	// doubles with every further retry up to MaxDelay.
+	BaseDelay time.Duration
+	// MaxDelay caps the backoff ceiling.
+	MaxDelay time.Duration
+}
+
+// FullJitter is exponential backoff with full jitter: before retry n (n ≥ 1)
+// it waits a uniformly random time in [0, min(MaxDelay, BaseDelay·2^(n-1))).
+// Full jitter spreads the retries of many nodes that were throttled together,
+// instead of making them retry in lock step.
+type FullJitter struct {
+	BaseDelay time.Duration
+	MaxDelay  time.Duration
+}
+
+// Ceiling returns the upper bound of the delay before retry attempt n.
+func (j FullJitter) Ceiling(n int) time.Duration {
+	if n < 1 {
+		n = 1
+	}
+	ceiling := j.BaseDelay
+	for i := 1; i < n && ceiling < j.MaxDelay; i++ {
+		ceiling *= 2
+	}
+	if j.MaxDelay > 0 && ceiling > j.MaxDelay {
+		ceiling = j.MaxDelay
+	}
+	return ceiling
+}
+
+// Delay returns a random delay for retry attempt n.
+func (j FullJitter) Delay(n int) time.Duration {
+	ceiling := j.Ceiling(n)
+	if ceiling <= 0 {
+		return 0
+	}
+	return rand.N(ceiling)
+}
+
+// BackoffDelay implements retry.BackoffDelayer; the SDK passes the number of
+// attempts made so far, which is the number of the coming retry.
+func (j FullJitter) BackoffDelay(attempt int, _ error) (time.Duration, error) {
+	return j.Delay(attempt), nil
+}
+
+// retryableStatus are the HTTP statuses retried in addition to the SDK's
+// throttling and transient error codes: 429 for throttling answered without a
+// known error code, and the 5xx family.
+var retryableStatus = map[int]struct{}{
+	http.StatusTooManyRequests:     {},
+	http.StatusInternalServerError: {},
+	http.StatusBadGateway:          {},
+	http.StatusServiceUnavailable:  {},
+	http.StatusGatewayTimeout:      {},
+}
+
+// NewRetryer returns the SDK standard retryer bounded by p, with full-jitter
+// backoff, 429 and 5xx retried, and the client-side retry quota disabled (the
+// bound on attempts already limits the work; a quota would make a long boot
+// fail early for no benefit). extra adds more retryable-error rules.
+func NewRetryer(p Policy, extra ...retry.IsErrorRetryable) aws.Retryer {
+	return retry.NewStandard(func(o *retry.StandardOptions) {
+		o.MaxAttempts = p.MaxAttempts
+		o.MaxBackoff = p.MaxDelay
+		o.Backoff = FullJitter{BaseDelay: p.BaseDelay, MaxDelay: p.MaxDelay}
+		o.RateLimiter = ratelimit.None
+		o.Retryables = append(o.Retryables, retry.RetryableHTTPStatusCode{Codes: retryableStatus})
+		o.Retryables = append(o.Retryables, extra...)
+	})
+}
+
+// Attempts returns how many attempts an SDK call made before it gave up, or 0
+// when err does not say (it was not retried to exhaustion).
+func Attempts(err error) int {
+	var maxErr *retry.MaxAttemptsError
+	if errors.As(err, &maxErr) {
+		return maxErr.Attempt
+	}
+	return 0
+}

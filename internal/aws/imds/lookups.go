@@ -1,0 +1,88 @@
+package imds
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	sdkimds "github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
+)
+
+// InstanceIdentity is the part of dynamic/instance-identity/document nodeboot uses.
+type InstanceIdentity struct {
+	ID     string
+	Region string
+	Type   string
+	AZ     string
+}
+
+// UserData returns the raw user data. An instance launched without user data
+// yields an error wrapping ErrNotFound; callers treat that as "no user data".
+func (c *Client) UserData(ctx context.Context) ([]byte, error) {
+	out, err := c.sdk.GetUserData(ctx, &sdkimds.GetUserDataInput{})
+	if err != nil {
+		return nil, lookupError("user-data", err)
+	}
+	data, err := readAll(out.Content)
+	if err != nil {
+		return nil, fmt.Errorf("imds user-data: read body: %w", err)
+	}
+	return data, nil
+}
+
+// IdentityDocument returns the instance's ID, region, type and availability
+// zone from the identity document. A document without ID or region yields an
+// error wrapping ErrIncompleteIdentity.
+func (c *Client) IdentityDocument(ctx context.Context) (InstanceIdentity, error) {
+	out, err := c.sdk.GetInstanceIdentityDocument(ctx, &sdkimds.GetInstanceIdentityDocumentInput{})
+	if err != nil {
+		return InstanceIdentity{}, lookupError("dynamic/instance-identity/document", err)
+	}
+	id := InstanceIdentity{
+		ID:     out.InstanceID,
+		Region: out.Region,
+		Type:   out.InstanceType,
+		AZ:     out.AvailabilityZone,
+	}
+	if id.ID == "" || id.Region == "" {
+		return id, fmt.Errorf("imds dynamic/instance-identity/document: instance ID %q, region %q: %w",
+			id.ID, id.Region, ErrIncompleteIdentity)
+	}
+	return id, nil
+}
+
+// MAC returns the MAC address of the primary network interface.
+func (c *Client) MAC(ctx context.Context) (string, error) {
+	v, err := c.metadata(ctx, "mac")
+	return strings.TrimSpace(v), err
+}
+
+// LocalIPv4 returns the primary private IPv4 address.
+func (c *Client) LocalIPv4(ctx context.Context) (string, error) {
+	v, err := c.metadata(ctx, "local-ipv4")
+	return strings.TrimSpace(v), err
+}
+
+// IPv6s returns the IPv6 addresses of the interface with the given MAC, one
+// per line of the answer. An interface without IPv6 yields ErrNotFound.
+func (c *Client) IPv6s(ctx context.Context, mac string) ([]string, error) {
+	v, err := c.metadata(ctx, macPath(mac, "ipv6s"))
+	if err != nil {
+		return nil, err
+	}
+	return splitLines(v), nil
+}
+
+// VPCIPv4CIDRs returns the IPv4 CIDR blocks of the VPC the interface with the
+// given MAC belongs to.
+func (c *Client) VPCIPv4CIDRs(ctx context.Context, mac string) ([]string, error) {
+	v, err := c.metadata(ctx, macPath(mac, "vpc-ipv4-cidr-blocks"))
+	if err != nil {
+		return nil, err
+	}
+	return splitLines(v), nil
+}
+
+func macPath(mac, leaf string) string {
+	return "network/interfaces/macs/" + mac + "/" + leaf
+}

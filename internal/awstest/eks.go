@@ -1,0 +1,122 @@
+package awstest
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// ActionDescribeCluster is the EKS action the EKS server answers.
+const ActionDescribeCluster = "DescribeCluster"
+
+// Cluster is one EKS cluster the EKS server knows.
+type Cluster struct {
+	Name            string
+	Endpoint        string
+	CA              []byte
+	ServiceIPv4CIDR string
+	ServiceIPv6CIDR string
+	IPFamily        string
+	ID              string
+	OutpostARN      string
+	// Status defaults to ACTIVE.
+	Status  string
+	Version string
+}
+
+// EKS is a local EKS REST-JSON server for DescribeCluster (GET /clusters/<name>).
+type EKS struct {
+	Behavior
+	// URL is the endpoint, for AWS_ENDPOINT_URL or AWS_ENDPOINT_URL_EKS.
+	URL string
+
+	mu       sync.Mutex
+	clusters map[string]Cluster
+}
+
+// NewEKS starts an EKS server that lives until the test ends.
+func NewEKS(t testing.TB) *EKS {
+	s := &EKS{clusters: map[string]Cluster{}}
+	s.URL = startLoopback(t, http.HandlerFunc(s.serve)).URL
+	return s
+}
+
+// AddCluster makes a cluster known (replacing one with the same name).
+func (s *EKS) AddCluster(c Cluster) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clusters[c.Name] = c
+}
+
+func (s *EKS) serve(w http.ResponseWriter, r *http.Request) {
+	name, ok := strings.CutPrefix(r.URL.Path, "/clusters/")
+	if r.Method != http.MethodGet || !ok || name == "" || strings.Contains(name, "/") {
+		writeEKSError(w, Fault{Status: http.StatusNotFound, Code: "UnknownOperationException", Message: r.Method + " " + r.URL.Path})
+		return
+	}
+	if fault, failed := s.begin(r.Context(), ActionDescribeCluster); failed {
+		writeEKSError(w, fault)
+		return
+	}
+	if !strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 ") {
+		writeEKSError(w, Fault{Status: http.StatusForbidden, Code: "UnrecognizedClientException", Message: "request is not signed"})
+		return
+	}
+	s.mu.Lock()
+	c, known := s.clusters[name]
+	s.mu.Unlock()
+	if !known {
+		writeEKSError(w, Fault{Status: http.StatusNotFound, Code: "ResourceNotFoundException", Message: "No cluster found for name: " + name + "."})
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"cluster": clusterJSON(c)})
+}
+
+// clusterJSON renders the cluster the way the EKS API does (absent values
+// are omitted, as the service does for nulls).
+func clusterJSON(c Cluster) map[string]any {
+	status := c.Status
+	if status == "" {
+		status = "ACTIVE"
+	}
+	out := map[string]any{
+		"name":   c.Name,
+		"arn":    "arn:aws:eks:us-west-2:111122223333:cluster/" + c.Name,
+		"status": status,
+	}
+	setIf(out, "endpoint", c.Endpoint)
+	setIf(out, "version", c.Version)
+	setIf(out, "id", c.ID)
+	if len(c.CA) > 0 {
+		out["certificateAuthority"] = map[string]any{"data": base64.StdEncoding.EncodeToString(c.CA)}
+	}
+	network := map[string]any{}
+	setIf(network, "serviceIpv4Cidr", c.ServiceIPv4CIDR)
+	setIf(network, "serviceIpv6Cidr", c.ServiceIPv6CIDR)
+	setIf(network, "ipFamily", c.IPFamily)
+	if len(network) > 0 {
+		out["kubernetesNetworkConfig"] = network
+	}
+	if c.OutpostARN != "" {
+		out["outpostConfig"] = map[string]any{"outpostArns": []string{c.OutpostARN}, "controlPlaneInstanceType": "m5.large"}
+	}
+	return out
+}
+
+func setIf(m map[string]any, key, v string) {
+	if v != "" {
+		m[key] = v
+	}
+}
+
+func writeEKSError(w http.ResponseWriter, f Fault) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-amzn-ErrorType", f.Code+":http://internal.amazon.com/coral/com.amazon.eks/")
+	w.Header().Set("x-amzn-RequestId", requestID())
+	w.WriteHeader(f.Status)
+	json.NewEncoder(w).Encode(map[string]string{"message": f.Message})
+}
