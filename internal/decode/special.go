@@ -1,0 +1,169 @@
+package decode
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	yaml "sigs.k8s.io/yaml/goyaml.v3"
+)
+
+// specialFunc decodes a type whose YAML form is not its Go shape.
+type specialFunc func(w *walker, n *yaml.Node, path string, v reflect.Value)
+
+var (
+	rawMessageType    = reflect.TypeFor[json.RawMessage]()
+	bytesType         = reflect.TypeFor[[]byte]()
+	durationType      = reflect.TypeFor[metav1.Duration]()
+	quantityType      = reflect.TypeFor[resource.Quantity]()
+	jsonUnmarshalType = reflect.TypeFor[json.Unmarshaler]()
+)
+
+// specialNames says what the special types expect, for messages.
+var specialNames = map[reflect.Type]string{
+	rawMessageType: "a JSON value",
+	bytesType:      "a base64 string",
+	durationType:   `a duration such as "2m30s"`,
+	quantityType:   `a quantity such as "100Mi" or 2`,
+}
+
+// unmarshalerCache remembers which types implement json.Unmarshaler.
+var unmarshalerCache sync.Map
+
+// specialDecoder returns the decoder for types that need one, or nil.
+func specialDecoder(t reflect.Type) specialFunc {
+	switch t {
+	case rawMessageType:
+		return (*walker).rawMessage
+	case bytesType:
+		return (*walker).base64Bytes
+	case durationType:
+		return (*walker).duration
+	case quantityType:
+		return (*walker).quantity
+	}
+	if t.Kind() != reflect.Pointer && implementsUnmarshaler(t) {
+		return (*walker).viaJSON
+	}
+	return nil
+}
+
+// implementsUnmarshaler reports whether *t decodes itself from JSON.
+func implementsUnmarshaler(t reflect.Type) bool {
+	if ok, found := unmarshalerCache.Load(t); found {
+		return ok.(bool)
+	}
+	ok := reflect.PointerTo(t).Implements(jsonUnmarshalType)
+	unmarshalerCache.Store(t, ok)
+	return ok
+}
+
+// rawMessage keeps any JSON value as is.
+func (w *walker) rawMessage(n *yaml.Node, path string, v reflect.Value) {
+	if raw, ok := w.toJSON(n, path, true); ok {
+		v.SetBytes(raw)
+	}
+}
+
+// base64Bytes decodes standard base64 text, as encoding/json does for []byte.
+func (w *walker) base64Bytes(n *yaml.Node, path string, v reflect.Value) {
+	if !w.expectKind(n, path, yaml.ScalarNode, v.Type()) {
+		return
+	}
+	if tag := n.ShortTag(); !isTextTag(tag) {
+		w.errorf(n, path, "expected a base64 string, got %s", describe(n))
+		return
+	}
+	b, err := base64.StdEncoding.DecodeString(n.Value)
+	if err != nil {
+		w.errorf(n, path, "is not valid standard base64: %s", base64Problem(n.Value, err))
+		return
+	}
+	v.SetBytes(b)
+}
+
+// base64Problem explains a base64 decoding failure with the likely cause.
+func base64Problem(s string, err error) string {
+	var corrupt base64.CorruptInputError
+	offset := -1
+	if errors.As(err, &corrupt) {
+		offset = int(corrupt)
+	}
+	switch {
+	case strings.HasPrefix(strings.TrimSpace(s), "-----BEGIN"):
+		return "it looks like PEM text; give the base64 of the PEM file instead (base64 -w0 ca.crt)"
+	case strings.ContainsAny(s, "-_"):
+		return "it contains - or _ (URL-safe base64); use standard base64 with + and /"
+	case offset >= 0 && offset < len(s) && !isBase64Char(s[offset]):
+		return fmt.Sprintf("unexpected %q at offset %d", s[offset], offset)
+	case isRawBase64(s):
+		return "the = padding at the end is missing or wrong"
+	default:
+		return "the length is wrong; it may be cut short"
+	}
+}
+
+// isBase64Char reports whether c belongs to standard base64 text.
+func isBase64Char(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' ||
+		c == '+' || c == '/' || c == '=' || c == '\r' || c == '\n'
+}
+
+// isRawBase64 reports whether s decodes once its padding is dropped.
+func isRawBase64(s string) bool {
+	_, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(s, "="))
+	return err == nil
+}
+
+// duration decodes a metav1.Duration from a Go duration string.
+func (w *walker) duration(n *yaml.Node, path string, v reflect.Value) {
+	if !w.expectKind(n, path, yaml.ScalarNode, v.Type()) {
+		return
+	}
+	if !isTextTag(n.ShortTag()) {
+		w.errorf(n, path, `expected a duration such as "2m30s", got %s; add a unit (s, m, h)`, describe(n))
+		return
+	}
+	d, err := time.ParseDuration(n.Value)
+	if err != nil {
+		w.errorf(n, path, `invalid duration %q; write it like "90s" or "2m30s"`, n.Value)
+		return
+	}
+	v.Set(reflect.ValueOf(metav1.Duration{Duration: d}))
+}
+
+// quantity decodes a resource.Quantity from a string or a number.
+func (w *walker) quantity(n *yaml.Node, path string, v reflect.Value) {
+	if !w.expectKind(n, path, yaml.ScalarNode, v.Type()) {
+		return
+	}
+	tag := n.ShortTag()
+	if !isTextTag(tag) && tag != tagInt && tag != tagFloat {
+		w.errorf(n, path, `expected a quantity such as "100Mi" or 2, got %s`, describe(n))
+		return
+	}
+	q, err := resource.ParseQuantity(strings.TrimSpace(n.Value))
+	if err != nil {
+		w.errorf(n, path, `invalid quantity %q; write it like "100Mi", "1Gi", "500m" or 2`, n.Value)
+		return
+	}
+	v.Set(reflect.ValueOf(q))
+}
+
+// viaJSON hands the value, as JSON, to the type's own UnmarshalJSON.
+func (w *walker) viaJSON(n *yaml.Node, path string, v reflect.Value) {
+	raw, ok := w.toJSON(n, path, true)
+	if !ok {
+		return
+	}
+	if err := v.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(raw); err != nil {
+		w.errorf(n, path, "invalid %s: %v", v.Type().Name(), err)
+	}
+}

@@ -1,0 +1,110 @@
+package validate
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/nodeboot/nodeboot/internal/hub"
+)
+
+// Merged checks the spec obtained by merging every source: what the node
+// cannot join without, and rules across fields that may come from
+// different documents. It does not repeat Spec's format checks.
+//
+// spec.cluster.name is always required. apiServerEndpoint,
+// certificateAuthority and cidr are required only when they cannot be
+// discovered, that is when the name is missing too; otherwise
+// DiscoveryNeeded lists them for the caller to fetch with
+// eks:DescribeCluster.
+func Merged(spec hub.Spec) field.ErrorList {
+	cluster := specPath.Child("cluster")
+	var errs field.ErrorList
+	if spec.Cluster.Name == "" {
+		errs = append(errs, field.Required(cluster.Child("name"), "set it to the name of the EKS cluster to join"))
+		for _, p := range undiscovered(spec) {
+			errs = append(errs, field.Required(p, "set it, or set spec.cluster.name so that it can be looked up with eks:DescribeCluster"))
+		}
+	}
+	errs = append(errs, outpostNeedsID(spec.Cluster, cluster)...)
+	errs = append(errs, ipFamilyMatchesCIDR(spec.Cluster, cluster)...)
+	errs = append(errs, identityComplete(spec, specPath.Child("identity"))...)
+	return errs
+}
+
+// DiscoveryNeeded returns the field paths ("spec.cluster.cidr", ...) of the
+// cluster fields that are missing and must be looked up with
+// eks:DescribeCluster before rendering. It returns nil when nothing is
+// missing or when spec.cluster.name is missing (then nothing can be looked
+// up and Merged reports the fields as required). In BootstrapToken mode with
+// a CA pin or unsafeSkipCAVerification, the CA comes from
+// kube-public/cluster-info instead and is not listed.
+func DiscoveryNeeded(spec hub.Spec) []string {
+	if spec.Cluster.Name == "" {
+		return nil
+	}
+	var out []string
+	for _, p := range undiscovered(spec) {
+		out = append(out, p.String())
+	}
+	return out
+}
+
+// undiscovered returns the paths of the DescribeCluster-able fields that
+// are empty.
+func undiscovered(spec hub.Spec) []*field.Path {
+	cluster := specPath.Child("cluster")
+	var out []*field.Path
+	if spec.Cluster.APIServerEndpoint == "" {
+		out = append(out, cluster.Child("apiServerEndpoint"))
+	}
+	if len(spec.Cluster.CertificateAuthority) == 0 && !caFromClusterInfo(spec.Identity) {
+		out = append(out, cluster.Child("certificateAuthority"))
+	}
+	if spec.Cluster.CIDR == "" {
+		out = append(out, cluster.Child("cidr"))
+	}
+	return out
+}
+
+// caFromClusterInfo reports whether the CA is read (pinned or not) from
+// kube-public/cluster-info during token bootstrap.
+func caFromClusterInfo(id hub.Identity) bool {
+	return id.Mode == hub.IdentityBootstrapToken &&
+		(len(id.BootstrapToken.CACertHashes) > 0 || id.BootstrapToken.UnsafeSkipCAVerification)
+}
+
+// ipFamilyMatchesCIDR reports an explicit ipFamily that contradicts the
+// service CIDR (bootstrap.sh rejects --ip-family ipv4 with an IPv6 CIDR).
+func ipFamilyMatchesCIDR(c hub.Cluster, fld *field.Path) field.ErrorList {
+	family := cidrFamily(c.CIDR)
+	if c.IPFamily == "" || family == "" || c.IPFamily == family {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(fld.Child("ipFamily"), c.IPFamily,
+		"contradicts cidr "+c.CIDR+", which is "+family+"; remove ipFamily (the CIDR decides) or fix the CIDR")}
+}
+
+// identityComplete checks the identity settings as a whole.
+func identityComplete(spec hub.Spec, fld *field.Path) field.ErrorList {
+	id := spec.Identity
+	bt := fld.Child("bootstrapToken")
+	var errs field.ErrorList
+	if id.Mode == hub.IdentityBootstrapToken {
+		if id.BootstrapToken.Token == "" {
+			errs = append(errs, field.Required(bt.Child("token"), "needed when mode is BootstrapToken; create one with kubeadm token create"))
+		}
+		return append(errs, bootstrapTokenPinned(spec, bt)...)
+	}
+	if id.BootstrapToken.Token != "" || len(id.BootstrapToken.CACertHashes) > 0 {
+		errs = append(errs, field.Invalid(fld.Child("mode"), modeOrDefault(id.Mode),
+			"bootstrapToken is set but would be ignored; set mode: BootstrapToken or remove bootstrapToken"))
+	}
+	return errs
+}
+
+// modeOrDefault names the identity mode in effect.
+func modeOrDefault(mode string) string {
+	if mode == "" {
+		return hub.IdentityExecCredential
+	}
+	return mode
+}
