@@ -1,0 +1,20 @@
+// Command nodeboot-approver approves kubelet serving certificate signing
+// requests whose SANs match the requesting Node's addresses, and denies the
+// others. See internal/approver.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/nodeboot/nodeboot/internal/approver/app"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := app.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

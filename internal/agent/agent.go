@@ -1,0 +1,28 @@
+package agent
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/nodeboot/nodeboot/internal/host"
+	"github.com/nodeboot/nodeboot/internal/service"
+)
+
+// Agent holds the effects one run uses. Every field but Log and Root may be
+// nil when the run does not need it (config check needs neither cloud nor
+// services).
+type Agent struct {
+	Log  *slog.Logger
+	Root string
+	// Metadata reads IMDS.
+	Metadata Metadata
+	// Cloud builds AWS API clients on first need.
+	Cloud CloudFactory
+	// Services builds the service manager for the run phase.
+	Services func(ctx context.Context) (service.Manager, error)
+	// Probe reads host facts under Root.
+	Probe host.Probe
+	// Setenv exports spec.instance.environment.default into the agent's own
+	// environment before AWS calls, so proxies apply (nodeadm parity).
+	Setenv func(key, value string) error
+}

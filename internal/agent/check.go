@@ -1,0 +1,94 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/nodeboot/nodeboot/internal/diag"
+	"github.com/nodeboot/nodeboot/internal/validate"
+)
+
+// DocumentInfo describes one document found in the sources.
+type DocumentInfo struct {
+	Source diag.Source `json:"source"`
+	// Applied is false for documents nodeboot lists but leaves to others
+	// (cloud-init parts, shell scripts without a bootstrap.sh call).
+	Applied bool `json:"applied"`
+}
+
+// CheckReport is the result of `nodeboot config check`.
+type CheckReport struct {
+	Documents []DocumentInfo `json:"documents"`
+	Problems  diag.List      `json:"problems"`
+	// Discover lists cluster fields that will be looked up at boot.
+	Discover []string `json:"discover,omitempty"`
+	Valid    bool     `json:"valid"`
+}
+
+// Check reads, decodes, merges and validates without touching AWS APIs or
+// the host (IMDS is read only for an imds:// source).
+func (a *Agent) Check(ctx context.Context, sources []string) (CheckReport, error) {
+	in, err := a.Read(ctx, sources)
+	if err != nil {
+		return CheckReport{}, err
+	}
+	rep := CheckReport{Documents: documentInfos(in), Problems: in.Problems}
+	spec, problems, err := in.Merged()
+	switch {
+	case errors.Is(err, ErrNoConfig) && !in.Problems.HasErrors():
+		rep.Problems.Errorf(diag.Source{}, "", diag.Position{}, "%v in %s", err, strings.Join(sources, ", "))
+	case err != nil && !errors.Is(err, ErrNoConfig):
+		return CheckReport{}, err
+	case !in.Problems.HasErrors():
+		rep.Problems = append(rep.Problems, problems...)
+		rep.Discover = validate.DiscoveryNeeded(spec)
+	}
+	rep.Valid = !rep.Problems.HasErrors()
+	return rep, nil
+}
+
+func documentInfos(in Input) []DocumentInfo {
+	out := make([]DocumentInfo, 0, len(in.Documents))
+	for _, d := range in.Documents {
+		src := d.Source
+		src.Format = string(d.Format)
+		applied := false
+		for _, f := range in.Fragments {
+			if f.Source.URI == src.URI && f.Source.Part == src.Part {
+				applied = true
+			}
+		}
+		out = append(out, DocumentInfo{Source: src, Applied: applied})
+	}
+	return out
+}
+
+// WriteText renders the report for people.
+func (r CheckReport) WriteText(w io.Writer) error {
+	var b strings.Builder
+	for _, d := range r.Documents {
+		state := "applied"
+		if !d.Applied {
+			state = "not applied"
+		}
+		fmt.Fprintf(&b, "%s: %s (%s)\n", d.Source.String(), d.Source.Format, state)
+	}
+	for _, p := range r.Problems {
+		b.WriteString(p.String())
+		b.WriteByte('\n')
+	}
+	if len(r.Discover) > 0 {
+		fmt.Fprintf(&b, "note: %s will be discovered with eks:DescribeCluster at boot\n", strings.Join(r.Discover, ", "))
+	}
+	errs, warns := len(r.Problems.Filter(diag.SeverityError)), len(r.Problems.Filter(diag.SeverityWarning))
+	if r.Valid {
+		fmt.Fprintf(&b, "configuration is valid (%d warning(s))\n", warns)
+	} else {
+		fmt.Fprintf(&b, "configuration is invalid: %d error(s), %d warning(s)\n", errs, warns)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,114 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nodeboot/nodeboot/internal/apply"
+	"github.com/nodeboot/nodeboot/internal/host"
+)
+
+// InitOptions are the `nodeboot init` settings.
+type InitOptions struct {
+	Sources    []string
+	CachePath  string
+	SkipConfig bool
+	SkipRun    bool
+	Scope      Scope
+}
+
+// Init configures the node and (unless skipped) starts its daemons.
+func (a *Agent) Init(ctx context.Context, o InitOptions) error {
+	start := time.Now()
+	res, err := a.Resolve(ctx, o.Sources, o.CachePath)
+	if err != nil {
+		return err
+	}
+	a.Log.Info("config resolved", "fromCache", res.FromCache, "duration", time.Since(start).Round(time.Microsecond))
+	plan, err := MakePlan(res.Config, a.hostInputs(), o.Scope)
+	if err != nil {
+		return err
+	}
+	for _, w := range plan.MaxPods.Warnings {
+		a.Log.Warn("max pods: " + w)
+	}
+	configure := !o.SkipConfig || res.Changed
+	if o.SkipConfig && res.Changed {
+		a.Log.Info("config changed since the config phase (new drop-ins?); configuring again")
+	}
+	if configure {
+		if err := a.configure(plan, res, o.CachePath); err != nil {
+			return err
+		}
+		a.Log.Info("files written", "maxPods", plan.MaxPods.MaxPods, "maxPodsSource", plan.MaxPods.Source,
+			"kubeReservedMemory", plan.Reserved.Memory, "duration", time.Since(start).Round(time.Microsecond))
+	}
+	if !o.SkipRun {
+		if err := a.run(ctx, plan, configure, o.Scope); err != nil {
+			return err
+		}
+	}
+	a.Log.Info("done", "duration", time.Since(start).Round(time.Microsecond))
+	return nil
+}
+
+func (a *Agent) hostInputs() HostInputs {
+	var hi HostInputs
+	if a.Probe.Exists(host.CredentialProviderBin) {
+		hi.CredentialProviderBin = host.CredentialProviderBin
+	}
+	return hi
+}
+
+func (a *Agent) configure(plan Plan, res Resolution, cachePath string) error {
+	result, err := apply.Writer{Root: a.Root}.Apply(plan.Files, plan.Absent)
+	if err != nil {
+		return fmt.Errorf("write files: %w", err)
+	}
+	for _, p := range result.Written {
+		a.Log.Debug("wrote", "path", p)
+	}
+	for _, p := range result.Removed {
+		a.Log.Info("removed file no longer rendered", "path", p)
+	}
+	if err := a.saveCache(cachePath, res.UserSpec, res.Config); err != nil {
+		a.Log.Warn("could not save the config cache", "path", cachePath, "error", err)
+	}
+	return nil
+}
+
+// run performs the post-write actions and restarts the daemons in order.
+func (a *Agent) run(ctx context.Context, plan Plan, configured bool, scope Scope) error {
+	if a.Services == nil {
+		return ErrNoServiceManager
+	}
+	mgr, err := a.Services(ctx)
+	if err != nil {
+		return fmt.Errorf("run phase: %w", err)
+	}
+	if configured && plan.Actions.DaemonReload {
+		if err := mgr.DaemonReload(ctx); err != nil {
+			return err
+		}
+	}
+	if configured && plan.Actions.RestartResolved {
+		if err := mgr.Restart(ctx, "systemd-resolved.service"); err != nil {
+			return err
+		}
+	}
+	for _, d := range []struct {
+		on   bool
+		unit string
+	}{{scope.Containerd, "containerd.service"}, {scope.Kubelet, "kubelet.service"}} {
+		if !d.on {
+			continue
+		}
+		t := time.Now()
+		if err := mgr.Restart(ctx, d.unit); err != nil {
+			return err
+		}
+		a.Log.Info("started", "unit", d.unit, "duration", time.Since(t).Round(time.Millisecond))
+	}
+	return nil
+}

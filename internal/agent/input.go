@@ -1,0 +1,103 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/nodeboot/nodeboot/internal/aws/imds"
+	"github.com/nodeboot/nodeboot/internal/decode"
+	"github.com/nodeboot/nodeboot/internal/diag"
+	"github.com/nodeboot/nodeboot/internal/hub"
+	"github.com/nodeboot/nodeboot/internal/merge"
+	"github.com/nodeboot/nodeboot/internal/userdata"
+	"github.com/nodeboot/nodeboot/internal/validate"
+)
+
+// ErrNoConfig is returned when no source holds any node configuration.
+var ErrNoConfig = errors.New("no node configuration found")
+
+// Fragment is one decoded document's contribution to the config.
+type Fragment struct {
+	Spec      hub.Spec
+	Source    diag.Source
+	Positions diag.Positions
+}
+
+// Input is everything read from the config sources.
+type Input struct {
+	// Documents are all documents found, applied or not, in order.
+	Documents []userdata.Document
+	// Fragments are the decoded configs, in merge order.
+	Fragments []Fragment
+	Problems  diag.List
+}
+
+// Read reads and decodes every source in order.
+func (a *Agent) Read(ctx context.Context, sources []string) (Input, error) {
+	reader := userdata.Reader{Root: a.Root, IMDS: userDataFetcher{a.Metadata}}
+	var in Input
+	for _, uri := range sources {
+		docs, problems, err := reader.Read(ctx, uri)
+		if err != nil {
+			return in, fmt.Errorf("read %s: %w", uri, err)
+		}
+		in.Problems = append(in.Problems, problems...)
+		for _, doc := range docs {
+			in.Documents = append(in.Documents, doc)
+			frags, problems := decodeDocument(doc)
+			in.Fragments = append(in.Fragments, frags...)
+			in.Problems = append(in.Problems, problems...)
+		}
+	}
+	return in, nil
+}
+
+// decodeDocument dispatches on the document's format.
+func decodeDocument(doc userdata.Document) ([]Fragment, diag.List) {
+	switch doc.Format {
+	case userdata.FormatNodeConfig:
+		decoded, problems := decode.NodeConfig(doc)
+		frags := make([]Fragment, 0, len(decoded))
+		for _, d := range decoded {
+			frags = append(frags, Fragment{Spec: d.Spec, Source: d.Source, Positions: d.Positions})
+		}
+		return frags, problems
+	default:
+		return decodeLegacy(doc)
+	}
+}
+
+// Merged merges the fragments and validates the result. Problems found in
+// the merged config have no single source; they name the field.
+func (in Input) Merged() (hub.Spec, diag.List, error) {
+	if len(in.Fragments) == 0 {
+		return hub.Spec{}, nil, ErrNoConfig
+	}
+	specs := make([]hub.Spec, len(in.Fragments))
+	for i, f := range in.Fragments {
+		specs[i] = f.Spec
+	}
+	spec, err := merge.Specs(specs...)
+	if err != nil {
+		return hub.Spec{}, nil, fmt.Errorf("merge: %w", err)
+	}
+	merged := diag.Source{URI: "merged configuration"}
+	problems := diag.FromFieldErrors(merged, validate.Merged(spec), nil, diag.SeverityError)
+	return spec, problems, nil
+}
+
+// userDataFetcher adapts Metadata to userdata.UserDataFetcher, mapping a
+// missing user-data document to userdata.ErrNoUserData.
+type userDataFetcher struct{ md Metadata }
+
+func (f userDataFetcher) UserData(ctx context.Context) ([]byte, error) {
+	if f.md == nil {
+		return nil, fmt.Errorf("%w: no instance metadata client", userdata.ErrNoUserData)
+	}
+	b, err := f.md.UserData(ctx)
+	if errors.Is(err, imds.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %w", userdata.ErrNoUserData, err)
+	}
+	return b, err
+}

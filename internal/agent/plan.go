@@ -1,0 +1,138 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/nodeboot/nodeboot/internal/eni"
+	"github.com/nodeboot/nodeboot/internal/host"
+	"github.com/nodeboot/nodeboot/internal/hub"
+	"github.com/nodeboot/nodeboot/internal/maxpods"
+	"github.com/nodeboot/nodeboot/internal/render"
+	"github.com/nodeboot/nodeboot/internal/render/containerd"
+	"github.com/nodeboot/nodeboot/internal/render/kubelet"
+	"github.com/nodeboot/nodeboot/internal/render/system"
+)
+
+const nvidiaRuntimePath = host.NvidiaRuntimePath
+
+// Scope selects which components a plan covers (init --daemon).
+type Scope struct {
+	Containerd, Kubelet bool
+}
+
+// AllDaemons is the default scope.
+var AllDaemons = Scope{Containerd: true, Kubelet: true}
+
+// Plan is everything the config phase writes and what must happen after.
+type Plan struct {
+	Files []render.File
+	// Absent are managed paths that must not exist (no longer rendered).
+	Absent   []string
+	Actions  system.Actions
+	MaxPods  maxpods.Result
+	Reserved maxpods.Reserved
+}
+
+// Host facts the renderers need but the hub does not carry.
+type HostInputs struct {
+	// CredentialProviderBin is the installed ecr-credential-provider, or "".
+	CredentialProviderBin string
+}
+
+// MakePlan renders every file for cfg. It is pure.
+func MakePlan(cfg hub.NodeConfig, hi HostInputs, scope Scope) (Plan, error) {
+	mp, err := computeMaxPods(cfg)
+	if err != nil {
+		return Plan{}, err
+	}
+	reserved := maxpods.KubeReserved(cfg.Status.Hardware.CPUs, cfg.Status.Hardware.MemoryMiB, mp.MaxPods)
+	p := Plan{MaxPods: mp, Reserved: reserved}
+	var files []render.File
+	files, p.Actions = system.Render(cfg)
+	p.Files = append(p.Files, files...)
+	if scope.Containerd {
+		files, err := containerd.Render(cfg, containerdInputs(cfg))
+		if err != nil {
+			return Plan{}, fmt.Errorf("containerd config: %w", err)
+		}
+		p.Files = append(p.Files, files...)
+		if containerd.FastImagePullEnabled(cfg) {
+			p.Actions.DaemonReload = true
+		}
+	}
+	if scope.Kubelet {
+		files, err := kubelet.Render(cfg, kubelet.Inputs{
+			MaxPods:               mp.MaxPods,
+			SetMaxPods:            cfg.Spec.MaxPods.Set == nil || *cfg.Spec.MaxPods.Set,
+			KubeReserved:          reserved.Map(),
+			CredentialProviderBin: hi.CredentialProviderBin,
+		})
+		if err != nil {
+			return Plan{}, fmt.Errorf("kubelet config: %w", err)
+		}
+		p.Files = append(p.Files, files...)
+		p.Absent = absent(kubelet.ManagedPaths(), files)
+	}
+	return p, nil
+}
+
+func absent(managed []string, files []render.File) []string {
+	var out []string
+	for _, m := range managed {
+		if !slices.ContainsFunc(files, func(f render.File) bool { return f.Path == m }) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func containerdInputs(cfg hub.NodeConfig) containerd.Inputs {
+	if cfg.Status.Hardware.NvidiaRuntime {
+		return containerd.Inputs{RuntimeName: "nvidia", RuntimeBinary: nvidiaRuntimePath}
+	}
+	return containerd.Inputs{RuntimeName: "runc"}
+}
+
+// computeMaxPods derives maxPods from the user value, the expression or the
+// ENI formula. A bad expression falls back to the formula (nodeadm parity)
+// with a warning in the result; decoding already rejected it for check.
+func computeMaxPods(cfg hub.NodeConfig) (maxpods.Result, error) {
+	user, _ := userMaxPods(cfg.Spec)
+	nl := cfg.Status.NetworkLimits
+	in := maxpods.Input{
+		Limits:      eni.Limits{DefaultENIs: nl.DefaultENIs, IPv4PerENI: nl.IPv4PerENI, Hypervisor: nl.Hypervisor},
+		Known:       nl.DefaultENIs > 0 && nl.IPv4PerENI > 0,
+		VCPUs:       cfg.Status.Hardware.CPUs,
+		Policy:      policy(cfg.Spec.MaxPods),
+		Expression:  cfg.Spec.Kubelet.MaxPodsExpression,
+		UserMaxPods: user,
+	}
+	if l, ok := eni.Lookup(cfg.Status.Instance.Type); ok && nl.Source == "table" {
+		in.Limits = l
+	}
+	res, err := maxpods.Compute(in)
+	if err != nil {
+		res.Warnings = append(res.Warnings, err.Error())
+	}
+	return res, nil
+}
+
+func policy(p hub.MaxPodsPolicy) maxpods.Policy {
+	is := func(b *bool) bool { return b != nil && *b }
+	return maxpods.Policy{PrefixDelegation: is(p.PrefixDelegation), CustomNetworking: is(p.CustomNetworking), Cap: is(p.Cap), MaxENIs: p.MaxENIs}
+}
+
+// userMaxPods returns kubelet.config.maxPods when the user set it.
+func userMaxPods(spec hub.Spec) (int32, bool) {
+	raw, ok := spec.Kubelet.Config["maxPods"]
+	if !ok {
+		return 0, false
+	}
+	var n int32
+	if err := json.Unmarshal(raw, &n); err != nil || n <= 0 {
+		return 0, false
+	}
+	return n, true
+}

@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/nodeboot/nodeboot/internal/agent"
+	"github.com/nodeboot/nodeboot/internal/version"
+)
+
+// Exit codes.
+const (
+	ExitOK    = 0
+	ExitError = 1
+	ExitUsage = 2
+)
+
+// Env is the process environment Main runs in.
+type Env struct {
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	Setenv         func(key, value string) error
+}
+
+// Main runs one command and returns the exit code.
+func Main(ctx context.Context, args []string, env Env) int {
+	inv, err := Parse(args)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "nodeboot: %v\n\n%s", err, Usage)
+		return ExitUsage
+	}
+	log := newLogger(env.Stderr, inv.Verbose)
+	if err := dispatch(ctx, inv, env, log); err != nil {
+		fmt.Fprintf(env.Stderr, "nodeboot: %v\n", err)
+		return ExitError
+	}
+	return ExitOK
+}
+
+func newLogger(w io.Writer, verbose bool) *slog.Logger {
+	level := slog.LevelInfo
+	if verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// errInvalid is returned by config check when the config has errors; the
+// report already went to stdout.
+var errInvalid = errors.New("configuration is invalid")
+
+func dispatch(ctx context.Context, inv Invocation, env Env, log *slog.Logger) error {
+	switch inv.Command {
+	case CmdVersion:
+		_, err := fmt.Fprintf(env.Stdout, "nodeboot %s\n", version.String())
+		return err
+	case CmdHelp:
+		_, err := io.WriteString(env.Stdout, Usage)
+		return err
+	case CmdConfigCheck:
+		return check(ctx, inv, env, log)
+	case CmdConfigDump:
+		return dump(ctx, inv, env, log)
+	case CmdInit:
+		a := newAgent(inv, env, log)
+		return a.Init(ctx, agent.InitOptions{
+			Sources: inv.Sources, CachePath: inv.Cache,
+			SkipConfig: inv.Skips(PhaseConfig), SkipRun: inv.Skips(PhaseRun),
+			Scope: agent.Scope{Containerd: inv.WantsDaemon("containerd"), Kubelet: inv.WantsDaemon("kubelet")},
+		})
+	}
+	return fmt.Errorf("%w: unhandled command %q", ErrUsage, inv.Command)
+}
+
+func check(ctx context.Context, inv Invocation, env Env, log *slog.Logger) error {
+	rep, err := newAgent(inv, env, log).Check(ctx, inv.Sources)
+	if err != nil {
+		return err
+	}
+	if inv.Output == "json" {
+		if err := writeJSON(env.Stdout, rep); err != nil {
+			return err
+		}
+	} else if err := rep.WriteText(env.Stdout); err != nil {
+		return err
+	}
+	if !rep.Valid {
+		return errInvalid
+	}
+	return nil
+}
+
+func dump(ctx context.Context, inv Invocation, env Env, log *slog.Logger) error {
+	res, err := newAgent(inv, env, log).Resolve(ctx, inv.Sources, inv.Cache)
+	if err != nil {
+		return err
+	}
+	if inv.Output == "json" {
+		return writeJSON(env.Stdout, res.Config)
+	}
+	b, err := yaml.Marshal(res.Config)
+	if err != nil {
+		return err
+	}
+	_, err = env.Stdout.Write(b)
+	return err
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/nodeboot/nodeboot/internal/agent"
+	"github.com/nodeboot/nodeboot/internal/aws/awsconfig"
+	"github.com/nodeboot/nodeboot/internal/aws/ec2"
+	"github.com/nodeboot/nodeboot/internal/aws/eks"
+	"github.com/nodeboot/nodeboot/internal/aws/imds"
+	"github.com/nodeboot/nodeboot/internal/host"
+	"github.com/nodeboot/nodeboot/internal/hub"
+	"github.com/nodeboot/nodeboot/internal/service"
+)
+
+// newAgent wires the production effects. Nothing here does I/O: the IMDS
+// client connects on first lookup, AWS API clients are built on first need.
+func newAgent(inv Invocation, env Env, log *slog.Logger) *agent.Agent {
+	return &agent.Agent{
+		Log:      log,
+		Root:     inv.Root,
+		Metadata: imds.New(imds.Options{}),
+		Cloud:    cloudFactory(log, inv.Root),
+		Services: func(ctx context.Context) (service.Manager, error) { return service.NewSystemd(ctx) },
+		Probe:    host.Probe{Root: inv.Root, Run: host.ExecRunner{}},
+		Setenv:   env.Setenv,
+	}
+}
+
+func cloudFactory(log *slog.Logger, root string) agent.CloudFactory {
+	return func(ctx context.Context, region string) (agent.Cloud, error) {
+		cfg, err := awsconfig.Load(ctx, awsconfig.Options{Region: region, Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		return awsCloud{
+			ec2:   ec2.New(cfg, ec2.NameWait{}),
+			eks:   eks.New(cfg),
+			cache: eks.NewCache(root),
+			log:   log,
+		}, nil
+	}
+}
+
+// awsCloud adapts the EC2 and EKS clients to agent.Cloud.
+type awsCloud struct {
+	ec2   *ec2.Client
+	eks   *eks.Client
+	cache eks.Cache
+	log   *slog.Logger
+}
+
+func (c awsCloud) PrivateDNSName(ctx context.Context, instanceID string) (string, error) {
+	return c.ec2.PrivateDNSName(ctx, instanceID)
+}
+
+func (c awsCloud) InstanceTypeLimits(ctx context.Context, instanceType string) (hub.NetworkLimits, error) {
+	l, err := c.ec2.InstanceTypeLimits(ctx, instanceType)
+	if err != nil {
+		return hub.NetworkLimits{}, err
+	}
+	return l.NetworkLimits(), nil
+}
+
+func (c awsCloud) DescribeCluster(ctx context.Context, name string) (agent.ClusterInfo, error) {
+	info, fromCache, err := eks.Discover(ctx, c.log, c.eks, c.cache, name)
+	if err != nil {
+		return agent.ClusterInfo{}, fmt.Errorf("eks:DescribeCluster: %w", err)
+	}
+	c.log.Info("cluster details", "cluster", name, "endpoint", info.Endpoint, "fromCache", fromCache)
+	return agent.ClusterInfo{
+		Endpoint:        info.Endpoint,
+		CA:              info.CA,
+		ServiceIPv4CIDR: info.ServiceIPv4CIDR,
+		ServiceIPv6CIDR: info.ServiceIPv6CIDR,
+		IPFamily:        info.IPFamily,
+	}, nil
+}
