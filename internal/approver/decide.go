@@ -1,0 +1,180 @@
+package approver
+
+import (
+	"crypto/x509"
+	"slices"
+	"strings"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+const (
+	// NodeUserPrefix prefixes the username of every kubelet.
+	NodeUserPrefix = "system:node:"
+	// NodesGroup is the group every kubelet belongs to.
+	NodesGroup = "system:nodes"
+)
+
+// candidate is the state the checks of Decide share. Earlier checks fill
+// the fields later checks read.
+type candidate struct {
+	csr      *certificatesv1.CertificateSigningRequest
+	node     *corev1.Node
+	policy   Policy
+	nodeName string                   // set by checkRequester
+	req      *x509.CertificateRequest // set by checkRequestParses
+}
+
+// check inspects a candidate and returns a non-nil Decision to stop there.
+type check func(*candidate) *Decision
+
+// checks run in order; the first Decision wins. Checks that do not need the
+// Node come first so that a bad CSR is denied without waiting for its Node.
+var checks = []check{
+	checkRequester,
+	checkRequestParses,
+	checkSignature,
+	checkSubject,
+	checkUsages,
+	checkExpiration,
+	checkSANTypes,
+	checkSANPresent,
+	checkPolicyDNSNames,
+	checkPolicyIPAddresses,
+	checkNodeExists,
+	checkDNSNamesBelongToNode,
+	checkIPAddressesBelongToNode,
+}
+
+// Decide returns whether csr should be approved. node is the Node named by
+// the requester, or nil when it does not exist. Decide is pure: it reads
+// only its arguments.
+//
+// CSRs for other signers and CSRs already approved, denied, failed or
+// issued yield a Decision whose Skipped method is true. A CSR that passes
+// every check except that node is nil yields ReasonNodeNotFound.
+func Decide(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, p Policy) Decision {
+	if d := precondition(csr); d != nil {
+		return *d
+	}
+	c := &candidate{csr: csr, node: node, policy: p}
+	for _, run := range checks {
+		if d := run(c); d != nil {
+			return *d
+		}
+	}
+	return approve("kubelet serving certificate for node %q: SANs %s match the node's addresses",
+		c.nodeName, describeSANs(c.req))
+}
+
+// precondition skips CSRs that are not ours or already decided.
+func precondition(csr *certificatesv1.CertificateSigningRequest) *Decision {
+	if csr == nil {
+		d := skip(ReasonSignerNotHandled, "no CSR")
+		return &d
+	}
+	if csr.Spec.SignerName != certificatesv1.KubeletServingSignerName {
+		d := skip(ReasonSignerNotHandled, "signer %q is not %q", csr.Spec.SignerName, certificatesv1.KubeletServingSignerName)
+		return &d
+	}
+	if t, ok := decidedCondition(csr.Status); ok {
+		d := skip(ReasonAlreadyDecided, "CSR already has condition %s", t)
+		return &d
+	}
+	if len(csr.Status.Certificate) > 0 {
+		d := skip(ReasonAlreadyDecided, "CSR already has a certificate")
+		return &d
+	}
+	return nil
+}
+
+func decidedCondition(status certificatesv1.CertificateSigningRequestStatus) (certificatesv1.RequestConditionType, bool) {
+	for _, c := range status.Conditions {
+		switch c.Type {
+		case certificatesv1.CertificateApproved, certificatesv1.CertificateDenied, certificatesv1.CertificateFailed:
+			return c.Type, true
+		}
+	}
+	return "", false
+}
+
+func checkRequester(c *candidate) *Decision {
+	user := c.csr.Spec.Username
+	name, ok := requesterNodeName(user)
+	if !ok {
+		d := deny(ReasonRequesterNotNode, "requester %q is not a node (want %s<node name>)", user, NodeUserPrefix)
+		return &d
+	}
+	if !slices.Contains(c.csr.Spec.Groups, NodesGroup) {
+		d := deny(ReasonRequesterNotInNodesGroup, "requester %q is not in group %s (groups %q)", user, NodesGroup, c.csr.Spec.Groups)
+		return &d
+	}
+	c.nodeName = name
+	return nil
+}
+
+// requesterNodeName returns <name> from a username system:node:<name>.
+func requesterNodeName(user string) (string, bool) {
+	name, ok := strings.CutPrefix(user, NodeUserPrefix)
+	return name, ok && name != ""
+}
+
+func checkRequestParses(c *candidate) *Decision {
+	req, err := ParseRequest(c.csr.Spec.Request)
+	if err != nil {
+		d := deny(ReasonMalformedRequest, "spec.request: %v", err)
+		return &d
+	}
+	c.req = req
+	return nil
+}
+
+func checkSignature(c *candidate) *Decision {
+	if err := c.req.CheckSignature(); err != nil {
+		d := deny(ReasonInvalidSignature, "x509 request signature does not verify: %v", err)
+		return &d
+	}
+	return nil
+}
+
+func checkSubject(c *candidate) *Decision {
+	want := NodeUserPrefix + c.nodeName
+	if cn := c.req.Subject.CommonName; cn != want {
+		d := deny(ReasonCommonNameMismatch, "subject CN %q is not the requester %q", cn, want)
+		return &d
+	}
+	if org := c.req.Subject.Organization; !slices.Equal(org, []string{NodesGroup}) {
+		d := deny(ReasonOrganizationMismatch, "subject O %q is not exactly [%q]", org, NodesGroup)
+		return &d
+	}
+	return nil
+}
+
+func checkExpiration(c *candidate) *Decision {
+	requested := c.csr.Spec.ExpirationSeconds
+	if requested == nil {
+		return nil
+	}
+	if limit := c.policy.MaxExpirationSeconds; limit > 0 && *requested > limit {
+		d := deny(ReasonExpirationTooLong, "spec.expirationSeconds %d exceeds the maximum %d", *requested, limit)
+		return &d
+	}
+	if limit := c.policy.MinExpirationSeconds; limit > 0 && *requested < limit {
+		d := deny(ReasonExpirationTooShort, "spec.expirationSeconds %d is below the minimum %d", *requested, limit)
+		return &d
+	}
+	return nil
+}
+
+func checkNodeExists(c *candidate) *Decision {
+	if c.node == nil {
+		d := deny(ReasonNodeNotFound, "node %q not found", c.nodeName)
+		return &d
+	}
+	if c.node.Name != c.nodeName {
+		d := deny(ReasonNodeMismatch, "node %q is not the requester's node %q", c.node.Name, c.nodeName)
+		return &d
+	}
+	return nil
+}

@@ -1,0 +1,134 @@
+package approver
+
+import (
+	"fmt"
+	"net/netip"
+	"regexp"
+)
+
+// Decision is the outcome of Decide for one CSR.
+type Decision struct {
+	// Approve is true when the CSR should be approved.
+	Approve bool
+	// Reason is a CamelCase reason for the Approved or Denied condition;
+	// it is one of the Reason* constants.
+	Reason string
+	// Message explains the decision to a human.
+	Message string
+}
+
+// Skipped reports whether the CSR is not this approver's business (another
+// signer) or already decided: nothing must be written for it.
+func (d Decision) Skipped() bool {
+	return d.Reason == ReasonSignerNotHandled || d.Reason == ReasonAlreadyDecided
+}
+
+// NodeMissing reports whether every check that does not need the Node
+// passed but the Node does not exist (yet). The caller may wait for the
+// Node to register and decide again, and deny once it gives up.
+func (d Decision) NodeMissing() bool {
+	return d.Reason == ReasonNodeNotFound
+}
+
+// NodeAddressMismatch reports whether the CSR claims a DNS name or IP that
+// is not (yet) among the Node's addresses. A Node registers before a cloud
+// controller manager or the kubelet fills its addresses, so a young Node may
+// still gain the address.
+func (d Decision) NodeAddressMismatch() bool {
+	return d.Reason == ReasonDNSNameNotNodeAddress || d.Reason == ReasonIPAddressNotNodeAddress
+}
+
+// Denied reports whether the CSR must be denied.
+func (d Decision) Denied() bool {
+	return !d.Approve && !d.Skipped()
+}
+
+// Policy holds the operator's extra constraints. The zero Policy adds no
+// constraint beyond the built-in rules.
+type Policy struct {
+	// AllowedCIDRs, when not empty, must contain every IP SAN.
+	AllowedCIDRs []netip.Prefix
+	// HostnameRegex, when not nil, must match every DNS SAN. It is applied
+	// with MatchString, so anchor it to require a full match.
+	HostnameRegex *regexp.Regexp
+	// MaxExpirationSeconds, when not 0, bounds spec.expirationSeconds from
+	// above when the CSR sets it.
+	MaxExpirationSeconds int32
+	// MinExpirationSeconds, when not 0, bounds spec.expirationSeconds from
+	// below when the CSR sets it.
+	MinExpirationSeconds int32
+}
+
+// Reasons written into the CSR condition, Events and metrics.
+const (
+	// ReasonApproved: every rule passed.
+	ReasonApproved = "AutoApproved"
+
+	// ReasonSignerNotHandled: the CSR is for another signer and is ignored.
+	ReasonSignerNotHandled = "SignerNotHandled"
+	// ReasonAlreadyDecided: the CSR is already approved, denied, failed or
+	// issued and is ignored.
+	ReasonAlreadyDecided = "AlreadyDecided"
+
+	// ReasonRequesterNotNode: spec.username is not system:node:<name>.
+	ReasonRequesterNotNode = "RequesterNotNode"
+	// ReasonRequesterNotInNodesGroup: spec.groups lacks system:nodes.
+	ReasonRequesterNotInNodesGroup = "RequesterNotInNodesGroup"
+	// ReasonMalformedRequest: spec.request is not one PEM CERTIFICATE
+	// REQUEST block holding a parseable PKCS#10 request.
+	ReasonMalformedRequest = "MalformedRequest"
+	// ReasonInvalidSignature: the PKCS#10 signature does not verify.
+	ReasonInvalidSignature = "InvalidSignature"
+	// ReasonCommonNameMismatch: the subject CN is not the requester.
+	ReasonCommonNameMismatch = "CommonNameMismatch"
+	// ReasonOrganizationMismatch: the subject O is not exactly [system:nodes].
+	ReasonOrganizationMismatch = "OrganizationMismatch"
+	// ReasonDuplicateUsage: spec.usages repeats a usage.
+	ReasonDuplicateUsage = "DuplicateUsage"
+	// ReasonUsageNotAllowed: spec.usages holds a usage a serving
+	// certificate must not have (client auth, cert sign, ...).
+	ReasonUsageNotAllowed = "UsageNotAllowed"
+	// ReasonMissingUsage: spec.usages lacks server auth or digital signature.
+	ReasonMissingUsage = "MissingUsage"
+	// ReasonExpirationTooLong: spec.expirationSeconds exceeds the policy.
+	ReasonExpirationTooLong = "ExpirationTooLong"
+	// ReasonExpirationTooShort: spec.expirationSeconds is below the policy.
+	ReasonExpirationTooShort = "ExpirationTooShort"
+	// ReasonEmailSANNotAllowed: the request has an email SAN.
+	ReasonEmailSANNotAllowed = "EmailSANNotAllowed"
+	// ReasonURISANNotAllowed: the request has a URI SAN.
+	ReasonURISANNotAllowed = "URISANNotAllowed"
+	// ReasonUnsupportedSANType: the request has a SAN that is neither DNS,
+	// IP, email nor URI (otherName, directoryName, ...).
+	ReasonUnsupportedSANType = "UnsupportedSANType"
+	// ReasonNoSubjectAltNames: the request has neither DNS nor IP SANs.
+	ReasonNoSubjectAltNames = "NoSubjectAltNames"
+	// ReasonDNSNameRejectedByPolicy: a DNS SAN does not match the hostname
+	// regex.
+	ReasonDNSNameRejectedByPolicy = "DNSNameRejectedByPolicy"
+	// ReasonIPAddressOutsideAllowedCIDRs: an IP SAN is outside every
+	// allowed CIDR.
+	ReasonIPAddressOutsideAllowedCIDRs = "IPAddressOutsideAllowedCIDRs"
+	// ReasonNodeNotFound: the requester's Node object does not exist.
+	ReasonNodeNotFound = "NodeNotFound"
+	// ReasonNodeMismatch: the Node given to Decide is not the requester.
+	ReasonNodeMismatch = "NodeMismatch"
+	// ReasonDNSNameNotNodeAddress: a DNS SAN is not among the Node's
+	// Hostname, InternalDNS or ExternalDNS addresses.
+	ReasonDNSNameNotNodeAddress = "DNSNameNotNodeAddress"
+	// ReasonIPAddressNotNodeAddress: an IP SAN is not among the Node's
+	// InternalIP or ExternalIP addresses.
+	ReasonIPAddressNotNodeAddress = "IPAddressNotNodeAddress"
+)
+
+func approve(format string, args ...any) Decision {
+	return Decision{Approve: true, Reason: ReasonApproved, Message: fmt.Sprintf(format, args...)}
+}
+
+func deny(reason, format string, args ...any) Decision {
+	return Decision{Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+func skip(reason, format string, args ...any) Decision {
+	return Decision{Reason: reason, Message: fmt.Sprintf(format, args...)}
+}

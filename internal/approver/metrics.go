@@ -1,0 +1,71 @@
+package approver
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics counts decisions. A nil *Metrics records nothing.
+type Metrics struct {
+	decisions *prometheus.CounterVec
+	latency   *prometheus.HistogramVec
+	nodeWaits prometheus.Counter
+}
+
+// Metric names, exported for dashboards and tests.
+const (
+	MetricDecisions = "nodeboot_approver_csr_decisions_total"
+	MetricLatency   = "nodeboot_approver_csr_decision_latency_seconds"
+	MetricNodeWaits = "nodeboot_approver_csr_node_waits_total"
+)
+
+// NewMetrics creates the approver's metrics and registers them with reg
+// (controller-runtime's metrics.Registry in the binary).
+func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	m := &Metrics{
+		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricDecisions,
+			Help: "Kubelet serving CSRs decided, by decision (approved or denied) and reason.",
+		}, []string{"decision", "reason"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    MetricLatency,
+			Help:    "Seconds from CSR creation to the approval or denial being written.",
+			Buckets: []float64{0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600},
+		}, []string{"decision"}),
+		nodeWaits: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: MetricNodeWaits,
+			Help: "Times a kubelet serving CSR was requeued because its Node did not exist or did not report the CSR's addresses yet.",
+		}),
+	}
+	for _, c := range []prometheus.Collector{m.decisions, m.latency, m.nodeWaits} {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("register approver metrics: %w", err)
+		}
+	}
+	return m, nil
+}
+
+func (m *Metrics) observeDecision(d Decision, latency time.Duration) {
+	if m == nil {
+		return
+	}
+	label := decisionLabel(d)
+	m.decisions.WithLabelValues(label, d.Reason).Inc()
+	m.latency.WithLabelValues(label).Observe(latency.Seconds())
+}
+
+func (m *Metrics) observeNodeWait() {
+	if m == nil {
+		return
+	}
+	m.nodeWaits.Inc()
+}
+
+func decisionLabel(d Decision) string {
+	if d.Approve {
+		return "approved"
+	}
+	return "denied"
+}

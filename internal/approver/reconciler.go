@@ -1,0 +1,188 @@
+package approver
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// Backoff bounds while waiting for a missing Node. The delay grows with the
+// CSR's age, so retries come at roughly doubling intervals.
+const (
+	minNodeRetry = time.Second
+	maxNodeRetry = 30 * time.Second
+)
+
+// conflictRetry is the delay before deciding again after a write conflict.
+const conflictRetry = time.Second
+
+// approvalSubresource is the CSR subresource that holds the Approved and
+// Denied conditions.
+const approvalSubresource = "approval"
+
+// Reconciler approves or denies kubelet serving CSRs with Decide.
+type Reconciler struct {
+	// Client reads CSRs and Nodes and updates the approval subresource.
+	Client client.Client
+	// Recorder records an Event on the CSR and, when it exists, the Node.
+	Recorder record.EventRecorder
+	// Policy is passed to Decide.
+	Policy Policy
+	// NodeWait is how long after its creation a CSR stays pending while
+	// its Node does not exist, and how long after the Node's creation a CSR
+	// whose SANs are not (yet) among the Node's addresses stays pending;
+	// after that it is denied. 0 denies at once.
+	NodeWait time.Duration
+	// Clock tells the time; nil means the real clock.
+	Clock clock.PassiveClock
+	// Metrics records decisions; nil records nothing.
+	Metrics *Metrics
+}
+
+// Reconcile decides one CSR and writes the decision. The logger comes from
+// ctx, where controller-runtime puts the manager's logger.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	log := logf.FromContext(ctx)
+	csr := &certificatesv1.CertificateSigningRequest{}
+	if err := r.Client.Get(ctx, req.NamespacedName, csr); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	node, err := r.requesterNode(ctx, csr)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	d := Decide(csr, node, r.Policy)
+	if d.Skipped() {
+		log.V(2).Info("skipping CSR", "reason", d.Reason, "message", d.Message)
+		return reconcile.Result{}, nil
+	}
+	if left, elapsed := r.nodeWaitLeft(csr, node, d); left > 0 {
+		delay := nodeRetryDelay(elapsed, left)
+		log.V(1).Info("waiting for the node to register or report its addresses",
+			"reason", d.Reason, "message", d.Message, "retryAfter", delay, "giveUpIn", left)
+		r.Metrics.observeNodeWait()
+		return reconcile.Result{RequeueAfter: delay}, nil
+	}
+	if d.NodeMissing() {
+		d.Message = fmt.Sprintf("%s after waiting %s", d.Message, r.NodeWait)
+	}
+	return r.apply(ctx, csr, node, d)
+}
+
+// apply writes the decision through the approval subresource, then records
+// Events, metrics and a log line with the decision latency.
+func (r *Reconciler) apply(ctx context.Context, csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, d Decision) (reconcile.Result, error) {
+	log := logf.FromContext(ctx)
+	if err := r.writeDecision(ctx, csr, d); err != nil {
+		switch {
+		case apierrors.IsNotFound(err):
+			return reconcile.Result{}, nil
+		case apierrors.IsConflict(err):
+			// The cached CSR is stale; decide again on fresh data.
+			log.V(1).Info("CSR changed while deciding; retrying", "error", err.Error())
+			return reconcile.Result{RequeueAfter: conflictRetry}, nil
+		}
+		return reconcile.Result{}, fmt.Errorf("write %s condition on CSR %s: %w", conditionType(d), csr.Name, err)
+	}
+	r.recordEvents(csr, node, d)
+	// creationTimestamp has one-second resolution, so is the latency.
+	latency := r.now().Sub(csr.CreationTimestamp.Time)
+	r.Metrics.observeDecision(d, latency)
+	log.Info("decided kubelet serving CSR", "approved", d.Approve, "reason", d.Reason,
+		"message", d.Message, "requester", csr.Spec.Username, "latency", latency)
+	return reconcile.Result{}, nil
+}
+
+// nodeWaitLeft returns how much longer a decision that may still change
+// with the Node's state is held back, and how long the wait has lasted:
+// a missing Node is waited for up to NodeWait after the CSR's creation, and
+// the addresses of a Node up to NodeWait after the Node's creation. Other
+// decisions are final at once.
+func (r *Reconciler) nodeWaitLeft(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, d Decision) (left, elapsed time.Duration) {
+	var since time.Time
+	switch {
+	case d.NodeMissing():
+		since = csr.CreationTimestamp.Time
+	case d.NodeAddressMismatch() && node != nil:
+		since = node.CreationTimestamp.Time
+	default:
+		return 0, 0
+	}
+	elapsed = r.now().Sub(since)
+	return r.NodeWait - elapsed, elapsed
+}
+
+// requesterNode returns the Node named by the CSR's requester, or nil when
+// the requester is not a node or the Node does not exist.
+func (r *Reconciler) requesterNode(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) (*corev1.Node, error) {
+	name, ok := requesterNodeName(csr.Spec.Username)
+	if !ok || csr.Spec.SignerName != certificatesv1.KubeletServingSignerName {
+		return nil, nil
+	}
+	node := &corev1.Node{}
+	err := r.Client.Get(ctx, types.NamespacedName{Name: name}, node)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("get node %s: %w", name, err)
+	}
+	return node, nil
+}
+
+func (r *Reconciler) writeDecision(ctx context.Context, csr *certificatesv1.CertificateSigningRequest, d Decision) error {
+	updated := csr.DeepCopy()
+	updated.Status.Conditions = append(updated.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
+		Type:           conditionType(d),
+		Status:         corev1.ConditionTrue,
+		Reason:         d.Reason,
+		Message:        d.Message,
+		LastUpdateTime: metav1.NewTime(r.now()),
+	})
+	return r.Client.SubResource(approvalSubresource).Update(ctx, updated)
+}
+
+func (r *Reconciler) recordEvents(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, d Decision) {
+	if r.Recorder == nil {
+		return
+	}
+	eventType := corev1.EventTypeWarning
+	if d.Approve {
+		eventType = corev1.EventTypeNormal
+	}
+	r.Recorder.Event(csr, eventType, d.Reason, d.Message)
+	if node != nil {
+		r.Recorder.Eventf(node, eventType, d.Reason, "CSR %s: %s", csr.Name, d.Message)
+	}
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Clock == nil {
+		return time.Now()
+	}
+	return r.Clock.Now()
+}
+
+func conditionType(d Decision) certificatesv1.RequestConditionType {
+	if d.Approve {
+		return certificatesv1.CertificateApproved
+	}
+	return certificatesv1.CertificateDenied
+}
+
+// nodeRetryDelay waits about as long as the CSR is old, within
+// [minNodeRetry, maxNodeRetry], and never past the end of the wait.
+func nodeRetryDelay(age, remaining time.Duration) time.Duration {
+	return min(max(age, minNodeRetry), maxNodeRetry, remaining)
+}

@@ -1,0 +1,95 @@
+package approver
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// ControllerName names the controller in logs and metrics.
+const ControllerName = "kubelet-serving-csr-approver"
+
+// RequesterNodeIndex is the CSR field index holding the node name of a
+// kubelet serving CSR's requester.
+const RequesterNodeIndex = "nodeboot.requesterNode"
+
+// SetupWithManager registers the reconciler with mgr: it watches kubelet
+// serving CSRs and, so that CSRs waiting for their Node are decided as soon
+// as it registers or reports its addresses, Node creations and address
+// changes.
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr manager.Manager) error {
+	err := mgr.GetFieldIndexer().IndexField(ctx, &certificatesv1.CertificateSigningRequest{}, RequesterNodeIndex, IndexRequesterNode)
+	if err != nil {
+		return fmt.Errorf("index CSRs by requester node: %w", err)
+	}
+	err = builder.ControllerManagedBy(mgr).
+		Named(ControllerName).
+		For(&certificatesv1.CertificateSigningRequest{}, builder.WithPredicates(predicate.NewPredicateFuncs(isKubeletServing))).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.PendingCSRsForNode), builder.WithPredicates(nodeCreatedOrReaddressed())).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("build controller %s: %w", ControllerName, err)
+	}
+	return nil
+}
+
+// IndexRequesterNode is the index function of RequesterNodeIndex.
+func IndexRequesterNode(obj client.Object) []string {
+	csr, ok := obj.(*certificatesv1.CertificateSigningRequest)
+	if !ok || csr.Spec.SignerName != certificatesv1.KubeletServingSignerName {
+		return nil
+	}
+	if name, ok := requesterNodeName(csr.Spec.Username); ok {
+		return []string{name}
+	}
+	return nil
+}
+
+// PendingCSRsForNode maps a Node to the undecided kubelet serving CSRs its
+// kubelet requested.
+func (r *Reconciler) PendingCSRsForNode(ctx context.Context, obj client.Object) []reconcile.Request {
+	var list certificatesv1.CertificateSigningRequestList
+	if err := r.Client.List(ctx, &list, client.MatchingFields{RequesterNodeIndex: obj.GetName()}); err != nil {
+		logf.FromContext(ctx).Error(err, "list CSRs of new node", "node", obj.GetName())
+		return nil
+	}
+	var reqs []reconcile.Request
+	for i := range list.Items {
+		if precondition(&list.Items[i]) == nil {
+			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: list.Items[i].Name}})
+		}
+	}
+	return reqs
+}
+
+func isKubeletServing(obj client.Object) bool {
+	csr, ok := obj.(*certificatesv1.CertificateSigningRequest)
+	return ok && csr.Spec.SignerName == certificatesv1.KubeletServingSignerName
+}
+
+func nodeCreatedOrReaddressed() predicate.Funcs {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return true },
+		UpdateFunc:  func(e event.UpdateEvent) bool { return nodeAddressesChanged(e.ObjectOld, e.ObjectNew) },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+}
+
+func nodeAddressesChanged(oldObj, newObj client.Object) bool {
+	oldNode, okOld := oldObj.(*corev1.Node)
+	newNode, okNew := newObj.(*corev1.Node)
+	return okOld && okNew && !slices.Equal(oldNode.Status.Addresses, newNode.Status.Addresses)
+}
