@@ -2,6 +2,9 @@ package agent
 
 import (
 	"context"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	"errors"
 	"fmt"
 
@@ -82,9 +85,25 @@ func (in Input) Merged() (hub.Spec, diag.List, error) {
 	if err != nil {
 		return hub.Spec{}, nil, fmt.Errorf("merge: %w", err)
 	}
-	merged := diag.Source{URI: "merged configuration"}
-	problems := diag.FromFieldErrors(merged, validate.Merged(spec), nil, diag.SeverityError)
-	return spec, problems, nil
+	return spec, in.attribute(validate.Merged(spec)), nil
+}
+
+// attribute places each merged-config error in the last document that set
+// the field (or, for a missing field, its nearest parent), so users see
+// which part to fix.
+func (in Input) attribute(errs field.ErrorList) diag.List {
+	out := make(diag.List, 0, len(errs))
+	for _, e := range errs {
+		p := diag.Problem{Severity: diag.SeverityError, Source: diag.Source{URI: "merged configuration"}, Field: e.Field, Message: e.ErrorBody()}
+		for i := len(in.Fragments) - 1; i >= 0; i-- {
+			if pos := in.Fragments[i].Positions.Lookup(e.Field); !pos.IsZero() {
+				p.Source, p.Position = in.Fragments[i].Source, pos
+				break
+			}
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // userDataFetcher adapts Metadata to userdata.UserDataFetcher, mapping a

@@ -44,8 +44,7 @@ func TestSpecCluster(t *testing.T) {
 			want: []wantError{{"spec.cluster.cidr", "is not a CIDR"}}},
 		{name: "ip family", cluster: hub.Cluster{IPFamily: "IPv6"},
 			want: []wantError{{"spec.cluster.ipFamily", `Unsupported value: "IPv6"`}}},
-		{name: "outpost without id", cluster: hub.Cluster{EnableOutpost: ptr(true)},
-			want: []wantError{{"spec.cluster.id", "Required value: needed when enableOutpost is true"}}},
+		{name: "outpost without id is left to Merged", cluster: hub.Cluster{EnableOutpost: ptr(true)}},
 		{name: "outpost false without id", cluster: hub.Cluster{EnableOutpost: ptr(false)}},
 		{name: "outpost with id", cluster: hub.Cluster{EnableOutpost: ptr(true), ID: "x"}},
 	}
@@ -213,8 +212,7 @@ func TestSpecIdentity(t *testing.T) {
 		{name: "token missing", spec: hub.Spec{Identity: hub.Identity{Mode: "BootstrapToken", BootstrapToken: hub.BootstrapToken{UnsafeSkipCAVerification: true}}}},
 		{name: "bad hash", spec: hub.Spec{Identity: hub.Identity{Mode: "BootstrapToken", BootstrapToken: hub.BootstrapToken{Token: "abcdef.0123456789abcdef", CACertHashes: []string{hash, "sha256:abc"}}}},
 			want: []wantError{{"spec.identity.bootstrapToken.caCertHashes[1]", `Invalid value: "sha256:abc": must be sha256:<64 hex digits>`}}},
-		{name: "no pin", spec: hub.Spec{Identity: hub.Identity{Mode: "BootstrapToken", BootstrapToken: hub.BootstrapToken{Token: "abcdef.0123456789abcdef"}}},
-			want: []wantError{{"spec.identity.bootstrapToken.caCertHashes", "must be pinned"}}},
+		{name: "no pin is left to Merged", spec: hub.Spec{Identity: hub.Identity{Mode: "BootstrapToken", BootstrapToken: hub.BootstrapToken{Token: "abcdef.0123456789abcdef"}}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
