@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 
 	"sigs.k8s.io/yaml"
 
@@ -48,7 +50,14 @@ func newLogger(w io.Writer, verbose bool) *slog.Logger {
 	if verbose {
 		level = slog.LevelDebug
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+	// No timestamps: the journal (or the terminal) already has them.
+	dropTime := func(groups []string, a slog.Attr) slog.Attr {
+		if len(groups) == 0 && a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: dropTime}))
 }
 
 // errInvalid is returned by config check when the config has errors; the
@@ -101,14 +110,21 @@ func dump(ctx context.Context, inv Invocation, env Env, log *slog.Logger) error 
 	if err != nil {
 		return err
 	}
+	var b bytes.Buffer
 	if inv.Output == "json" {
-		return writeJSON(env.Stdout, res.Config)
+		err = writeJSON(&b, res.Config)
+	} else {
+		var y []byte
+		y, err = yaml.Marshal(res.Config)
+		b.Write(y)
 	}
-	b, err := yaml.Marshal(res.Config)
 	if err != nil {
 		return err
 	}
-	_, err = env.Stdout.Write(b)
+	if inv.OutputPath != "" {
+		return os.WriteFile(inv.OutputPath, b.Bytes(), 0o600)
+	}
+	_, err = env.Stdout.Write(b.Bytes())
 	return err
 }
 

@@ -46,6 +46,8 @@ type Invocation struct {
 	Daemons []string
 	Root    string
 	Output  string
+	// OutputPath is nodeadm's `config dump --config-output PATH`.
+	OutputPath string
 	// Verbose turns on debug logging.
 	Verbose bool
 }
@@ -164,6 +166,7 @@ func parseConfig(args []string) (Invocation, error) {
 	fs.StringVarP(&inv.Output, "output", "o", inv.Output, "output format: "+strings.Join(formats, "|"))
 	if inv.Command == CmdConfigDump {
 		fs.StringVar(&inv.Cache, "config-cache", "", "cache of the resolved config")
+		fs.StringVar(&inv.OutputPath, "config-output", "", "write to this file instead of stdout (nodeadm compatibility)")
 	}
 	if err := finish(fs, &inv, args[1:]); err != nil {
 		return inv, err
