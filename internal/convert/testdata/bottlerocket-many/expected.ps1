@@ -1,0 +1,13 @@
+<powershell>
+# Max pods: Windows pods get secondary IPv4 addresses of the primary ENI, so the
+# node fits IPv4 addresses per ENI - 1 pods (9 on m5.large), x16 with Windows
+# prefix delegation (the kubelet default of 110 then applies). Pass --max-pods
+# in -KubeletExtraArgs to choose another value.
+[string]$EKSBootstrapScriptFile = "$env:ProgramFiles\Amazon\EKS\Start-EKSBootstrap.ps1"
+& $EKSBootstrapScriptFile -EKSClusterName 'many' `
+  -APIServerEndpoint 'https://0123456789ABCDEF.gr7.us-west-2.eks.amazonaws.com' `
+  -Base64ClusterCA 'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJmekNDQVNXZ0F3SUJBZ0lVQjNWN2ZVTEtsQWR0YU9jWDM5NjVMUFBmRVJnd0NnWUlLb1pJemowRUF3SXcKRlRFVE1CRUdBMVVFQXd3S2EzVmlaWEp1WlhSbGN6QWVGdzB5TmpFeE1qSXdPRE00TWpSYUZ3MHpOakV4TVRrdwpPRE00TWpSYU1CVXhFekFSQmdOVkJBTU1DbXQxWW1WeWJtVjBaWE13V1RBVEJnY3Foa2pPUFFJQkJnZ3Foa2pPClBRTUJCd05DQUFSNjY4SytmWFRLS2c2Y3hrT0kzNTFrNm5pd2xzdmQxRHhhYW5uc014T3NFNkpiOGNzaHZyZW0KYlpyUGFSVVh5dnNqKzhPYmRYYnJEOUsybFNXaWhOM0xvMU13VVRBZEJnTlZIUTRFRmdRVVc3UmR1VnNHS2dCMAo1RFBIWU90VWRzWFBBOFV3SHdZRFZSMGpCQmd3Rm9BVVc3UmR1VnNHS2dCMDVEUEhZT3RVZHNYUEE4VXdEd1lEClZSMFRBUUgvQkFVd0F3RUIvekFLQmdncWhrak9QUVFEQWdOSUFEQkZBaUF4S3hidEttUlAvVUpDQ3dPRklYR24KeVlMajUxeE05MmtWMHY5NFF5cGN2QUloQVBaQzlLdk44dUcvVEpZdlVFSUJraUdGNkt4c1liK3pTMldKK0M3NApGZUhZCi0tLS0tRU5EIENFUlRJRklDQVRFLS0tLS0K' `
+  -DNSClusterIP '10.100.0.10' `
+  -KubeletExtraArgs '--max-pods=58 --cluster-domain=cluster.local --kube-reserved=cpu=90m,ephemeral-storage=1Gi,memory=893Mi --system-reserved=cpu=100m,memory=100Mi --eviction-hard=memory.available<100Mi,nodefs.available<10% --eviction-soft=memory.available<300Mi --eviction-soft-grace-period=memory.available=1m30s --eviction-max-pod-grace-period=30 --image-gc-high-threshold=85 --image-gc-low-threshold=80 --minimum-image-ttl-duration=2m --registry-qps=10 --registry-burst=20 --event-qps=50 --event-burst=100 --kube-api-qps=15 --kube-api-burst=30 --container-log-max-size=50Mi --container-log-max-files=4 --provider-id=aws:///us-west-2a/i-0123456789abcdef0 --rotate-server-certificates=true --node-labels=node.kubernetes.io/lifecycle=spot --register-with-taints=dedicated=batch:NoSchedule --node-ip=10.0.3.7 --hostname-override=ip-10-0-3-7.us-west-2.compute.internal --v=3' `
+  3>&1 4>&1 5>&1 6>&1
+</powershell>

@@ -1,0 +1,59 @@
+package bottlerocket
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/diag"
+	"github.com/nodeboot/nodeboot/internal/userdata"
+)
+
+var (
+	wantComment = regexp.MustCompile(`(?m)^# want: (.+)$`)
+	lineComment = regexp.MustCompile(`(?m)^# line: (\d+)$`)
+)
+
+// TestMalformed decodes every testdata/malformed/*.toml and checks that an
+// error containing the file's "# want:" text is reported on the line its
+// "# line:" comment names (lines of the file, which starts the user data).
+func TestMalformed(t *testing.T) {
+	files, err := filepath.Glob("testdata/malformed/*.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 20 {
+		t.Fatalf("only %d malformed inputs", len(files))
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".toml"), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := wantComment.FindSubmatch(data)
+			line := lineComment.FindSubmatch(data)
+			if want == nil || line == nil {
+				t.Fatalf("%s needs # want: and # line: comments", file)
+			}
+			wantLine, _ := strconv.Atoi(string(line[1]))
+			_, problems := Decode(userdata.Document{Source: diag.Source{URI: "file://" + file, Line: 1}, Data: data})
+			errs := problems.Filter(diag.SeverityError)
+			if len(errs) == 0 {
+				t.Fatalf("no error reported; problems: %v", problems)
+			}
+			for _, p := range errs {
+				if strings.Contains(p.String(), string(want[1])) {
+					if p.Position.Line != wantLine {
+						t.Fatalf("error %q is on line %d, want %d", p, p.Position.Line, wantLine)
+					}
+					return
+				}
+			}
+			t.Fatalf("no error contains %q; got:\n%v", want[1], problems.Err())
+		})
+	}
+}
