@@ -59,6 +59,9 @@ func documentInfos(in Input) []DocumentInfo {
 		for _, f := range in.Fragments {
 			if f.Source.URI == src.URI && f.Source.Part == src.Part {
 				applied = true
+				if f.Source.Format != "" {
+					src.Format = f.Source.Format
+				}
 			}
 		}
 		out = append(out, DocumentInfo{Source: src, Applied: applied})

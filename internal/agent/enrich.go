@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -80,7 +79,7 @@ func (a *Agent) discoverCluster(ctx context.Context, cloud *lazyCloud, cfg *hub.
 	if err := discoverBootstrapCA(ctx, &cfg.Spec); err != nil {
 		return err
 	}
-	if cfg.Spec.Cluster.CIDR != "" || userClusterDNS(cfg.Spec) || a.Metadata == nil {
+	if cfg.Spec.Cluster.CIDR != "" || validate.HasClusterDNS(cfg.Spec) || a.Metadata == nil {
 		return nil
 	}
 	cidrs, err := a.Metadata.VPCIPv4CIDRs(ctx, cfg.Status.Instance.MAC)
@@ -139,15 +138,6 @@ func applyClusterInfo(c *hub.Cluster, info ClusterInfo) {
 	} else if info.ServiceIPv4CIDR != "" {
 		c.CIDR = info.ServiceIPv4CIDR
 	}
-}
-
-func userClusterDNS(spec hub.Spec) bool {
-	raw, ok := spec.Kubelet.Config["clusterDNS"]
-	if !ok {
-		return false
-	}
-	var dns []string
-	return json.Unmarshal(raw, &dns) == nil && len(dns) > 0
 }
 
 // nodeName looks up the EC2 private DNS name, unless the node is named

@@ -1,6 +1,8 @@
 package validate
 
 import (
+	"encoding/json"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/nodeboot/nodeboot/internal/hub"
@@ -59,10 +61,22 @@ func undiscovered(spec hub.Spec) []*field.Path {
 	if len(spec.Cluster.CertificateAuthority) == 0 && !caFromClusterInfo(spec.Identity) {
 		out = append(out, cluster.Child("certificateAuthority"))
 	}
-	if spec.Cluster.CIDR == "" {
+	if spec.Cluster.CIDR == "" && !HasClusterDNS(spec) {
 		out = append(out, cluster.Child("cidr"))
 	}
 	return out
+}
+
+// HasClusterDNS reports whether kubelet.config sets clusterDNS; then the
+// service CIDR is not needed (bootstrap.sh --dns-cluster-ip, Bottlerocket
+// cluster-dns-ip, or a NodeConfig drop-in), and nothing is looked up for it.
+func HasClusterDNS(spec hub.Spec) bool {
+	raw, ok := spec.Kubelet.Config["clusterDNS"]
+	if !ok {
+		return false
+	}
+	var dns []string
+	return json.Unmarshal(raw, &dns) == nil && len(dns) > 0
 }
 
 // caFromClusterInfo reports whether the CA is read (pinned or not) from

@@ -1,0 +1,60 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodeboot/nodeboot/internal/awstest"
+)
+
+// nodebootAgent runs `nodeboot init --skip run` the way cloud-init would
+// on EC2, against the local IMDS and EC2 endpoints.
+type nodebootAgent struct {
+	bin string
+	env []string
+	// ec2 is the EC2 API the agent talks to.
+	ec2 *awstest.EC2
+}
+
+func (a nodebootAgent) name() string { return "nodeboot init" }
+
+// render runs the agent with --root root; the duration is the process's
+// wall time (start → every file written → exit).
+func (a nodebootAgent) render(ctx context.Context, root string) (agentResult, error) {
+	cmd := exec.CommandContext(ctx, a.bin, "init", "--verbose", "--config-source", "imds://user-data", "--skip", "run", "--root", root)
+	cmd.Env = append(os.Environ(), a.env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	res := agentResult{took: time.Since(start), output: strings.TrimSpace(stdout.String() + stderr.String())}
+	if err != nil {
+		return res, fmt.Errorf("%s: %w\noutput:\n%s", strings.Join(cmd.Args, " "), err, res.output)
+	}
+	return res, nil
+}
+
+// buildBinary builds a command of this module into dir and returns its
+// path. The Go build cache keeps repeated runs fast.
+func buildBinary(t *testing.T, repo, dir, pkg string) string {
+	t.Helper()
+	out := filepath.Join(dir, filepath.Base(pkg))
+	cmd := exec.CommandContext(t.Context(), "go", "build", "-o", out, pkg)
+	cmd.Dir = repo
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	start := time.Now()
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+	}
+	t.Logf("built %s in %s", pkg, time.Since(start).Round(time.Millisecond))
+	return out
+}

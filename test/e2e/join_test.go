@@ -1,0 +1,321 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/nodeboot/nodeboot/internal/awstest"
+)
+
+// The fake EC2 placement.
+const (
+	region = "us-west-2"
+	zone   = "us-west-2a"
+)
+
+// joinScenario is one way of joining the node.
+type joinScenario struct {
+	name         string
+	apiVersion   string
+	bootstrap    bool // bootstrap-token identity with CA discovery (no CA in user data)
+	instanceID   string
+	instanceType string
+	labels       map[string]string
+	taints       []corev1.Taint
+}
+
+var joinScenarios = []joinScenario{
+	{
+		name:         "exec-credential",
+		apiVersion:   "node.eks.aws/v1alpha1",
+		instanceID:   "i-0e2e00000000000a1",
+		instanceType: "m5.large",
+		labels:       map[string]string{"nodeboot.io/e2e": "exec-credential", "team": "blue"},
+		taints:       []corev1.Taint{{Key: "nodeboot.io/e2e", Value: "exec", Effect: corev1.TaintEffectNoSchedule}},
+	},
+	{
+		name:         "bootstrap-token",
+		apiVersion:   "nodeboot.io/v1alpha1",
+		bootstrap:    true,
+		instanceID:   "i-0e2e00000000000b2",
+		instanceType: "t3.medium",
+		labels:       map[string]string{"nodeboot.io/e2e": "bootstrap-token", "team": "green"},
+		taints:       []corev1.Taint{{Key: "nodeboot.io/e2e", Value: "bootstrap", Effect: corev1.TaintEffectNoExecute}},
+	},
+}
+
+// TestJoin brings up one control plane and joins this machine to it once
+// per scenario, one kubelet at a time.
+func TestJoin(t *testing.T) {
+	env := loadEnv(t)
+	host, err := detectHost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodeName := ec2PrivateDNSName(host.ip, region)
+	t.Logf("host %s %s (%s) plays node %s", host.iface, host.ip, host.mac, nodeName)
+
+	binDir := filepath.Join(env.workDir, "bin")
+	agentBin := buildBinary(t, env.repo, binDir, "./cmd/nodeboot")
+	approverBin := buildBinary(t, env.repo, binDir, "./cmd/nodeboot-approver")
+
+	rep := &report{Generated: time.Now().UTC(), Host: fmt.Sprintf("%s %s", host.iface, host.ip), Kubernetes: kubeletVersion(env)}
+	c := startCluster(t, env, clusterOptions{nodeName: nodeName, approverBin: approverBin, approverPolicy: []string{
+		// What an operator would configure: nodes live in the VPC CIDR and
+		// are named like EC2 private DNS names of this region.
+		"--allowed-cidrs=" + host.network.String(),
+		`--hostname-regex=ip-[0-9]+-[0-9]+-[0-9]+-[0-9]+\.` + regexp.QuoteMeta(region) + `\.compute\.internal`,
+	}})
+	rep.ControlPlane = map[string]float64{}
+	for k, d := range c.timings {
+		rep.ControlPlane[k] = ms(d)
+	}
+	t.Cleanup(func() {
+		if err := rep.write(env.report); err != nil {
+			t.Errorf("write report: %v", err)
+		} else {
+			t.Logf("timings written to %s", env.report)
+		}
+	})
+
+	for _, sc := range joinScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			sr := &scenarioReport{Name: sc.name, NodeName: nodeName, Identity: identityName(sc)}
+			rep.Scenarios = append(rep.Scenarios, sr)
+			runJoin(t, env, c, host, nodeName, agentBin, sc, sr)
+			sr.Passed = !t.Failed()
+		})
+	}
+}
+
+func identityName(sc joinScenario) string {
+	if sc.bootstrap {
+		return "BootstrapToken"
+	}
+	return "ExecCredential"
+}
+
+// runJoin joins the node for one scenario and checks everything a working
+// node must show.
+func runJoin(t *testing.T, env suiteEnv, c *cluster, host hostInfo, nodeName, agentBin string, sc joinScenario, sr *scenarioReport) {
+	ctx := t.Context()
+	in := userDataInput{
+		APIVersion: sc.apiVersion, Cluster: clusterName, Server: c.server, CIDR: serviceCIDR,
+		Labels: formatLabels(sc.labels), Taints: formatTaints(sc.taints),
+		SandboxImage: pauseImage, NoFileLimit: hardNoFileLimit(t),
+	}
+	if sc.bootstrap {
+		in.BootstrapToken, in.CAHash = c.bootstrapToken, spkiPin(c.ca.cert)
+	} else {
+		in.CAPEM = c.ca.certPEM
+	}
+	userData, err := renderUserData(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shimDir := filepath.Join(env.workDir, "shims-"+sc.name)
+	awsLog := filepath.Join(shimDir, "aws-calls.log")
+	t.Cleanup(func() { _ = os.RemoveAll(shimDir) })
+	wantAWSArgs := []string{"eks", "get-token", "--cluster-name", clusterName, "--region", region}
+	if err := writeAWSShim(shimDir, awsLog, c.nodeToken, wantAWSArgs); err != nil {
+		t.Fatal(err)
+	}
+
+	meta := instanceMeta{instanceID: sc.instanceID, instanceType: sc.instanceType,
+		region: region, az: zone, host: host, dnsName: nodeName, userData: userData}
+	agent := newNodebootAgent(t, agentBin, env.k8sBin, meta)
+	if sc.bootstrap {
+		t.Run("ca-pin-mismatch-refused", func(t *testing.T) {
+			wrong := in
+			wrong.CAHash = "sha256:" + strings.Repeat("0", 64)
+			bad, err := renderUserData(wrong)
+			if err != nil {
+				t.Fatal(err)
+			}
+			badMeta := meta
+			badMeta.userData = bad
+			assertAgentRefuses(t, newNodebootAgent(t, agentBin, env.k8sBin, badMeta), t.TempDir())
+		})
+	}
+	sr.Agent = agent.name()
+
+	n := joinNode(t, c, nodeSetup{env: env, host: host, name: nodeName, agent: agent, kubeletPath: shimDir, awsLog: awsLog})
+	sr.MaxPods = n.rendered.config.MaxPods
+	if err := waitUntil(ctx, "serving CSR issued", 30*time.Second, 50*time.Millisecond, []*process{n.kubelet, c.approver},
+		func(context.Context) (bool, string, error) {
+			_, ok := n.tl.at(msServingIssued)
+			return ok, "CSR " + n.tl.servingCSRName(), nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("ec2-calls", func(t *testing.T) {
+		// The node name comes from DescribeInstances: exactly one EC2 call
+		// per agent run (dry run + real run), as nodeadm's e2e asserts.
+		if got := agent.ec2.Calls(awstest.ActionDescribeInstances); got != 2 || agent.ec2.TotalCalls() != 2 {
+			t.Errorf("EC2 calls: %d DescribeInstances, %d in total; want 2 and 2 (one per agent run)", got, agent.ec2.TotalCalls())
+		}
+	})
+	t.Run("identity", func(t *testing.T) { assertIdentity(t, c, n, sc.bootstrap, awsLog, wantAWSArgs) })
+	t.Run("node", func(t *testing.T) {
+		got, err := c.admin.CoreV1().Nodes().Get(ctx, nodeName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertNodeObject(t, got, nodeExpectations{name: nodeName, internalIP: host.ip.String(),
+			providerID: "aws:///" + zone + "/" + sc.instanceID, labels: sc.labels, taints: sc.taints}, n.rendered.config)
+	})
+	t.Run("serving-csr", func(t *testing.T) {
+		csr, err := c.admin.CertificatesV1().CertificateSigningRequests().Get(ctx, n.tl.servingCSRName(), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertServingCSR(t, csr, c.ca.cert, nodeName, host.ip.String())
+	})
+	t.Run("pod-logs", func(t *testing.T) {
+		greeting := "hello-from-" + sc.name
+		res, err := runPod(ctx, c, nodeName, "hello-"+sc.name, greeting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.logs != greeting+"\n" {
+			t.Errorf("logs of the pod = %q, want %q", res.logs, greeting+"\n")
+		}
+		sr.timing("pod_running", res.running)
+		t.Logf("pod ran with IP %s; logs via the API server: %q", res.podIP, res.logs)
+	})
+	t.Run("forged-csrs", func(t *testing.T) {
+		nodeClient, err := nodeCredentialClient(c, sc.bootstrap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sa, err := serviceAccountClient(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		boot, err := tokenClient(c, c.bootstrapToken)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertForgeriesDenied(t, c, forgeries(nodeName, host, nodeClient, c.admin, sa, boot))
+	})
+
+	recordMilestones(sr, n)
+	sr.logTable(t)
+	sr.checkTargets(t)
+}
+
+// recordMilestones turns the join's timeline into report timings.
+func recordMilestones(sr *scenarioReport, n *node) {
+	sr.timing("agent_files_written", n.agentTook)
+	since := func(metric string, from time.Time, milestone string) {
+		if at, ok := n.tl.at(milestone); ok {
+			sr.timing(metric, at.Sub(from))
+		}
+	}
+	since("agent_to_node_registered", n.agentStart, msNodeRegistered)
+	since("agent_to_node_ready", n.agentStart, msNodeReady)
+	since("join", n.agentStart, msNodeReady)
+	since("kubelet_start_to_node_ready", n.kubeletStart, msNodeReady)
+	pairs := []struct{ metric, from, to string }{
+		{"serving_csr_approval", msServingCreated, msServingApproved},
+		{"serving_csr_issued", msServingCreated, msServingIssued},
+		{"client_csr_approval", msClientCSRCreated, msClientCSRApproved},
+		{"client_csr_issued", msClientCSRCreated, msClientCSRIssued},
+	}
+	for _, p := range pairs {
+		if d, ok := n.tl.between(p.from, p.to); ok {
+			sr.timing(p.metric, d)
+		}
+	}
+}
+
+// nodeCredentialClient returns a client acting as the joined kubelet: the
+// static node token (exec credential) or the client certificate the
+// kubelet obtained through TLS bootstrapping.
+func nodeCredentialClient(c *cluster, bootstrap bool) (kubernetes.Interface, error) {
+	if !bootstrap {
+		return tokenClient(c, c.nodeToken)
+	}
+	pemBytes, err := os.ReadFile(filepath.Join(kubeletPKIDir, "kubelet-client-current.pem"))
+	if err != nil {
+		return nil, err
+	}
+	return kubernetes.NewForConfig(restConfig(c.server, c.ca.certPEM, credentials{certPEM: pemBytes, keyPEM: pemBytes}))
+}
+
+// kubeletVersion returns `kubelet --version`.
+func kubeletVersion(env suiteEnv) string {
+	out, err := exec.Command(env.k8s("kubelet"), "--version").Output()
+	if err != nil {
+		return "unknown: " + err.Error()
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// formatTaints renders taints as the --register-with-taints value.
+func formatTaints(taints []corev1.Taint) string {
+	parts := make([]string, len(taints))
+	for i, tn := range taints {
+		parts[i] = tn.ToString()
+	}
+	return strings.Join(parts, ",")
+}
+
+// hardNoFileLimit is this host's RLIMIT_NOFILE hard limit: without
+// CAP_SYS_RESOURCE, containers cannot be given more.
+func hardNoFileLimit(t *testing.T) uint64 {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	return lim.Max
+}
+
+// newNodebootAgent starts the instance's metadata services and returns the
+// agent wired to them as on EC2.
+func newNodebootAgent(t *testing.T, bin, k8sBin string, meta instanceMeta) nodebootAgent {
+	imdsURL, ec2 := startMetadata(t, meta)
+	return nodebootAgent{bin: bin, ec2: ec2, env: []string{
+		"AWS_EC2_METADATA_SERVICE_ENDPOINT=" + imdsURL,
+		"AWS_ENDPOINT_URL=" + ec2.URL,
+		// The EC2 stub does not check signatures; static keys keep the SDK
+		// from looking for instance-role credentials.
+		"AWS_ACCESS_KEY_ID=AKIDNODEBOOTE2E", "AWS_SECRET_ACCESS_KEY=nodeboot-e2e",
+		// The kubelet and containerd the AMI would have on its PATH.
+		"PATH=" + k8sBin + ":" + os.Getenv("PATH"),
+	}}
+}
+
+// assertAgentRefuses runs the agent under a scratch root and checks that
+// it fails without writing any kubelet credential or CA.
+func assertAgentRefuses(t *testing.T, agent nodeAgent, root string) {
+	t.Helper()
+	if err := linkHostFacts(root); err != nil {
+		t.Fatal(err)
+	}
+	res, err := agent.render(t.Context(), root)
+	if err == nil {
+		t.Fatalf("agent accepted a cluster CA that does not match the pinned hash; output:\n%s", res.output)
+	}
+	t.Logf("agent refused as expected: %v", err)
+	for _, p := range []string{bootstrapKubeconfig, kubeletKubeconfig, clusterCAFile, kubeletEnvFile} {
+		if _, err := os.Stat(filepath.Join(root, p)); err == nil {
+			t.Errorf("agent wrote %s although it refused the CA", p)
+		}
+	}
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the real e2e suite needs (container runtime,
+# CNI plugins, networking tools, busybox for the test image). Idempotent and
+# fast when everything is present: apt is only touched for missing packages.
+# Needs root. etcd is not installed: build-k8s.sh builds the etcd that the
+# Kubernetes version pins.
+set -euo pipefail
+PKGS=(containerd runc containernetworking-plugins iptables conntrack socat ebtables ethtool busybox-static iproute2)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "e2e deps: all present"
+  exit 0
+fi
+[ "$(id -u)" = 0 ] || { echo "e2e deps: missing ${missing[*]}; run as root" >&2; exit 1; }
+echo "e2e deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "e2e deps: installed ${missing[*]}"
