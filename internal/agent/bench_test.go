@@ -34,7 +34,7 @@ func BenchmarkDecodeMergeRender(b *testing.B) {
 		docs, problems := userdata.Split(diag.Source{URI: "imds://user-data"}, data)
 		in := Input{Documents: docs, Problems: problems}
 		for _, d := range docs {
-			frags, p := decodeDocument(d)
+			frags, p := DecodeDocument(d)
 			in.Fragments = append(in.Fragments, frags...)
 			in.Problems = append(in.Problems, p...)
 		}
@@ -58,7 +58,7 @@ func BenchmarkRender(b *testing.B) {
 	docs, _ := userdata.Split(diag.Source{URI: "imds://user-data"}, data)
 	var in Input
 	for _, d := range docs {
-		frags, _ := decodeDocument(d)
+		frags, _ := DecodeDocument(d)
 		in.Fragments = append(in.Fragments, frags...)
 	}
 	spec, _, _ := in.Merged()

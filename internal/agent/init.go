@@ -16,12 +16,14 @@ type InitOptions struct {
 	SkipConfig bool
 	SkipRun    bool
 	Scope      Scope
+	// Extra fragments merge after the sources (bootstrap.sh arguments).
+	Extra []Fragment
 }
 
 // Init configures the node and (unless skipped) starts its daemons.
 func (a *Agent) Init(ctx context.Context, o InitOptions) error {
 	start := time.Now()
-	res, err := a.Resolve(ctx, o.Sources, o.CachePath)
+	res, err := a.Resolve(ctx, o.Sources, o.CachePath, o.Extra...)
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ func (a *Agent) Read(ctx context.Context, sources []string) (Input, error) {
 		in.Problems = append(in.Problems, problems...)
 		for _, doc := range docs {
 			in.Documents = append(in.Documents, doc)
-			frags, problems := decodeDocument(doc)
+			frags, problems := DecodeDocument(doc)
 			in.Fragments = append(in.Fragments, frags...)
 			in.Problems = append(in.Problems, problems...)
 		}
@@ -56,8 +56,8 @@ func (a *Agent) Read(ctx context.Context, sources []string) (Input, error) {
 	return in, nil
 }
 
-// decodeDocument dispatches on the document's format.
-func decodeDocument(doc userdata.Document) ([]Fragment, diag.List) {
+// DecodeDocument dispatches on the document's format.
+func DecodeDocument(doc userdata.Document) ([]Fragment, diag.List) {
 	switch doc.Format {
 	case userdata.FormatNodeConfig:
 		decoded, problems := decode.NodeConfig(doc)

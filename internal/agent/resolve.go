@@ -28,13 +28,15 @@ type Resolution struct {
 // Resolve reads, validates and enriches the config. Invalid input fails
 // before any AWS API call. With a cache whose user spec equals the new one,
 // enrichment is skipped (the second boot phase pays nothing).
-func (a *Agent) Resolve(ctx context.Context, sources []string, cachePath string) (Resolution, error) {
+// Extra fragments (e.g. from bootstrap.sh arguments) merge after the sources.
+func (a *Agent) Resolve(ctx context.Context, sources []string, cachePath string, extra ...Fragment) (Resolution, error) {
 	start := time.Now()
 	f := a.startFacts(ctx)
 	in, err := a.Read(ctx, sources)
 	if err != nil {
 		return Resolution{}, err
 	}
+	in.Fragments = append(in.Fragments, extra...)
 	a.logWarnings(in.Problems)
 	if in.Problems.HasErrors() {
 		return Resolution{Input: in}, in.Problems.Err()

@@ -25,9 +25,12 @@ const (
 
 // Env is the process environment Main runs in.
 type Env struct {
+	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	Setenv         func(key, value string) error
+	// Environ lists the environment (bootstrap.sh reads options from it).
+	Environ func() []string
 }
 
 // Main runs one command and returns the exit code.
@@ -76,6 +79,10 @@ func dispatch(ctx context.Context, inv Invocation, env Env, log *slog.Logger) er
 		return check(ctx, inv, env, log)
 	case CmdConfigDump:
 		return dump(ctx, inv, env, log)
+	case CmdConvert:
+		return runConvert(inv, env, env.Stdin)
+	case CmdBootstrapSh:
+		return runBootstrapSh(ctx, inv, env, log)
 	case CmdInit:
 		a := newAgent(inv, env, log)
 		return a.Init(ctx, agent.InitOptions{

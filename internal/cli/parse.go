@@ -22,6 +22,8 @@ const (
 	CmdConfigDump  = "config dump"
 	CmdVersion     = "version"
 	CmdHelp        = "help"
+	CmdConvert     = "convert"
+	CmdBootstrapSh = "bootstrap-sh"
 )
 
 // Phases that `init --skip` accepts.
@@ -50,6 +52,13 @@ type Invocation struct {
 	OutputPath string
 	// Verbose turns on debug logging.
 	Verbose bool
+	// Args are the positional arguments: convert's FILE, bootstrap-sh's
+	// bootstrap.sh arguments.
+	Args []string
+	// To and From are convert's target and source formats.
+	To, From string
+	// Strict makes convert fail when a setting cannot be expressed.
+	Strict bool
 }
 
 // Skips reports whether phase was skipped.
@@ -70,6 +79,10 @@ func Parse(args []string) (Invocation, error) {
 		return parseInit(args[1:])
 	case "config":
 		return parseConfig(args[1:])
+	case "convert":
+		return parseConvert(args[1:])
+	case "bootstrap-sh":
+		return parseBootstrapSh(args[1:])
 	case "version", "--version":
 		return Invocation{Command: CmdVersion}, nil
 	case "help", "-h", "--help":
@@ -177,6 +190,56 @@ func parseConfig(args []string) (Invocation, error) {
 	return inv, nil
 }
 
+// Formats convert reads (--from) and writes (--to).
+var (
+	convertSources = []string{"auto", "nodeconfig", "bootstrap-sh", "bottlerocket"}
+	convertTargets = []string{"nodeconfig", "bootstrap-sh", "bottlerocket", "windows"}
+)
+
+func parseConvert(args []string) (Invocation, error) {
+	inv := Invocation{Command: CmdConvert}
+	fs := newFlagSet("convert")
+	fs.StringVar(&inv.To, "to", "", "target format: "+strings.Join(convertTargets, "|"))
+	fs.StringVar(&inv.From, "from", "auto", "source format: "+strings.Join(convertSources, "|"))
+	fs.BoolVar(&inv.Strict, "strict", false, "exit 1 when a setting cannot be expressed in the target")
+	fs.BoolVarP(&inv.Verbose, "verbose", "v", false, "debug logging")
+	if err := fs.Parse(args); err != nil {
+		return inv, fmt.Errorf("%w: convert %v", ErrUsage, err)
+	}
+	inv.Args = fs.Args()
+	switch {
+	case !slices.Contains(convertTargets, inv.To):
+		return inv, fmt.Errorf("%w: convert --to %q: want one of %v", ErrUsage, inv.To, convertTargets)
+	case !slices.Contains(convertSources, inv.From):
+		return inv, fmt.Errorf("%w: convert --from %q: want one of %v", ErrUsage, inv.From, convertSources)
+	case len(inv.Args) != 1:
+		return inv, fmt.Errorf("%w: convert takes exactly one FILE (or - for standard input)", ErrUsage)
+	}
+	return inv, nil
+}
+
+// parseBootstrapSh takes bootstrap.sh's own arguments verbatim. nodeboot
+// options, if any, come first and end with "--":
+// nodeboot bootstrap-sh [--root DIR] [--skip run] -- CLUSTER [FLAGS...].
+func parseBootstrapSh(args []string) (Invocation, error) {
+	inv := Invocation{Command: CmdBootstrapSh, Root: "/"}
+	sep := slices.Index(args, "--")
+	if sep < 0 {
+		inv.Args = args
+		return inv, nil
+	}
+	fs := newFlagSet("bootstrap-sh")
+	fs.StringVar(&inv.Root, "root", "/", "directory every path is taken under")
+	fs.StringArrayVarP(&inv.Skip, "skip", "s", nil, "phase to skip: config or run")
+	fs.BoolVarP(&inv.Verbose, "verbose", "v", false, "debug logging")
+	fs.StringVar(&inv.Cache, "config-cache", "", "cache of the resolved config")
+	if err := fs.Parse(args[:sep]); err != nil || fs.NArg() > 0 {
+		return inv, fmt.Errorf("%w: bootstrap-sh options before --: %v %v", ErrUsage, err, fs.Args())
+	}
+	inv.Args = args[sep+1:]
+	return inv, nil
+}
+
 // Usage is the help text.
 const Usage = `nodeboot — turns EC2 user data into a configured Kubernetes node.
 
@@ -184,6 +247,8 @@ Usage:
   nodeboot init   [-c|--config-source URI]... [--config-cache PATH] [-s|--skip config|run]... [-d|--daemon NAME]... [--root DIR]
   nodeboot config check [-c URI]... [--root DIR] [-o text|json]
   nodeboot config dump  [-c URI]... [--root DIR] [-o yaml|json]
+  nodeboot convert --to nodeconfig|bootstrap-sh|bottlerocket|windows [--from auto] [--strict] FILE
+  nodeboot bootstrap-sh [--root DIR] [--skip run] -- CLUSTER [bootstrap.sh flags...]
   nodeboot version
 
 Config sources (merged in order, later wins): imds://user-data (default),

@@ -47,12 +47,34 @@ func (p plan) kubeletArgs() ([]string, error) {
 		args = append(args, arg)
 	}
 	for i, arg := range p.cfg.Spec.Kubelet.Flags {
+		arg = UnquoteFlag(arg)
 		if err := checkFlag(arg); err != nil {
 			return nil, fmt.Errorf("spec.kubelet.flags[%d]: %w", i, err)
 		}
 		args = append(args, arg)
 	}
 	return args, nil
+}
+
+// UnquoteFlag removes one pair of quotes around a flag's whole value, as
+// in --node-labels="a=b,c=d" (Karpenter writes labels this way). On
+// nodeadm nodes systemd's EnvironmentFile parser drops such quotes, so the
+// kubelet sees the bare value; rendering it bare gives the same result
+// without relying on that parser.
+func UnquoteFlag(arg string) string {
+	name, value, ok := strings.Cut(arg, "=")
+	if !ok || len(value) < 2 {
+		return arg
+	}
+	q := value[0]
+	if (q != '"' && q != '\'') || value[len(value)-1] != q {
+		return arg
+	}
+	inner := value[1 : len(value)-1]
+	if strings.ContainsAny(inner, "\"'\\") {
+		return arg
+	}
+	return name + "=" + inner
 }
 
 type kubeletFlag struct{ name, value string }
