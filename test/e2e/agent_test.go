@@ -23,6 +23,9 @@ type nodebootAgent struct {
 	env []string
 	// ec2 is the EC2 API the agent talks to.
 	ec2 *awstest.EC2
+	// eks, when set, is the EKS API the agent discovers the cluster from;
+	// its faults are queued before every run.
+	eks *eksAPI
 }
 
 func (a nodebootAgent) name() string { return "nodeboot init" }
@@ -34,9 +37,18 @@ func (a nodebootAgent) render(ctx context.Context, root string) (agentResult, er
 	cmd.Env = append(os.Environ(), a.env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var eksMark, eksCalls int
+	if a.eks != nil {
+		a.eks.armFaults()
+		eksMark, eksCalls = a.eks.mark(), a.eks.stub.Calls(awstest.ActionDescribeCluster)
+	}
 	start := time.Now()
 	err := cmd.Run()
 	res := agentResult{took: time.Since(start), output: strings.TrimSpace(stdout.String() + stderr.String())}
+	if a.eks != nil {
+		res.eks = a.eks.since(eksMark)
+		res.describeClusterCalls = a.eks.stub.Calls(awstest.ActionDescribeCluster) - eksCalls
+	}
 	if err != nil {
 		return res, fmt.Errorf("%s: %w\noutput:\n%s", strings.Join(cmd.Args, " "), err, res.output)
 	}

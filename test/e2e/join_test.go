@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -36,6 +37,10 @@ type joinScenario struct {
 	instanceType string
 	labels       map[string]string
 	taints       []corev1.Taint
+	// bootstrapSh is AL2 user data calling /etc/eks/bootstrap.sh with the
+	// cluster name only: endpoint, CA and service CIDR come from
+	// eks:DescribeCluster, which throttles and fails before it answers.
+	bootstrapSh bool
 }
 
 var joinScenarios = []joinScenario{
@@ -55,6 +60,19 @@ var joinScenarios = []joinScenario{
 		instanceType: "t3.medium",
 		labels:       map[string]string{"nodeboot.io/e2e": "bootstrap-token", "team": "green"},
 		taints:       []corev1.Taint{{Key: "nodeboot.io/e2e", Value: "bootstrap", Effect: corev1.TaintEffectNoExecute}},
+	},
+	{
+		name:         "al2-bootstrap-sh",
+		apiVersion:   "node.eks.aws/v1alpha1",
+		bootstrapSh:  true,
+		instanceID:   "i-0e2e00000000000c3",
+		instanceType: "c5.large",
+		// What an EKS managed node group puts in --node-labels, plus ours.
+		labels: map[string]string{
+			"eks.amazonaws.com/nodegroup": "al2-workers", "eks.amazonaws.com/capacityType": "ON_DEMAND",
+			"nodeboot.io/e2e": "al2-bootstrap-sh", "team": "red",
+		},
+		taints: []corev1.Taint{{Key: "nodeboot.io/e2e", Value: "al2", Effect: corev1.TaintEffectPreferNoSchedule}},
 	},
 }
 
@@ -114,16 +132,27 @@ func identityName(sc joinScenario) string {
 func runJoin(t *testing.T, env suiteEnv, c *cluster, host hostInfo, nodeName, agentBin string, sc joinScenario, sr *scenarioReport) {
 	ctx := t.Context()
 	in := userDataInput{
-		APIVersion: sc.apiVersion, Cluster: clusterName, Server: c.server, CIDR: serviceCIDR,
+		APIVersion: sc.apiVersion, Cluster: clusterName,
 		Labels: formatLabels(sc.labels), Taints: formatTaints(sc.taints),
 		SandboxImage: pauseImage, NoFileLimit: hardNoFileLimit(t),
 	}
-	if sc.bootstrap {
+	var eks *eksAPI
+	switch {
+	case sc.bootstrapSh:
+		// The cluster details exist only in EKS.
+		eks = startEKS(t, awstest.Cluster{Name: clusterName, Endpoint: c.server, CA: c.ca.certPEM,
+			ServiceIPv4CIDR: serviceCIDR, IPFamily: "ipv4", Version: "1.34"}, coldBootFaults...)
+	case sc.bootstrap:
+		in.Server, in.CIDR = c.server, serviceCIDR
 		in.BootstrapToken, in.CAHash = c.bootstrapToken, spkiPin(c.ca.cert)
-	} else {
-		in.CAPEM = c.ca.certPEM
+	default:
+		in.Server, in.CIDR, in.CAPEM = c.server, serviceCIDR, c.ca.certPEM
 	}
-	userData, err := renderUserData(in)
+	render := renderUserData
+	if sc.bootstrapSh {
+		render = renderAL2UserData
+	}
+	userData, err := render(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +166,7 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, host hostInfo, nodeName, ag
 
 	meta := instanceMeta{instanceID: sc.instanceID, instanceType: sc.instanceType,
 		region: region, az: zone, host: host, dnsName: nodeName, userData: userData}
-	agent := newNodebootAgent(t, agentBin, env.k8sBin, meta)
+	agent := newNodebootAgent(t, agentBin, env.k8sBin, meta, eks)
 	if sc.bootstrap {
 		t.Run("ca-pin-mismatch-refused", func(t *testing.T) {
 			wrong := in
@@ -148,7 +177,7 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, host hostInfo, nodeName, ag
 			}
 			badMeta := meta
 			badMeta.userData = bad
-			assertAgentRefuses(t, newNodebootAgent(t, agentBin, env.k8sBin, badMeta), t.TempDir())
+			assertAgentRefuses(t, newNodebootAgent(t, agentBin, env.k8sBin, badMeta, nil), t.TempDir())
 		})
 	}
 	sr.Agent = agent.name()
@@ -170,6 +199,16 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, host hostInfo, nodeName, ag
 			t.Errorf("EC2 calls: %d DescribeInstances, %d in total; want 2 and 2 (one per agent run)", got, agent.ec2.TotalCalls())
 		}
 	})
+	if sc.bootstrapSh {
+		t.Run("eks-discovery", func(t *testing.T) { assertEKSDiscovery(t, c, n, agent, sr) })
+		t.Run("kubelet-extra-args", func(t *testing.T) {
+			// bootstrap.sh appends $KUBELET_EXTRA_ARGS last, verbatim.
+			want, args := kubeletExtraArgs(in), n.rendered.args
+			if len(args) < len(want) || !slices.Equal(args[len(args)-len(want):], want) {
+				t.Errorf("kubelet args end with %q, want --kubelet-extra-args %q last", args[max(0, len(args)-len(want)):], want)
+			}
+		})
+	}
 	t.Run("identity", func(t *testing.T) { assertIdentity(t, c, n, sc.bootstrap, awsLog, wantAWSArgs) })
 	t.Run("node", func(t *testing.T) {
 		got, err := c.admin.CoreV1().Nodes().Get(ctx, nodeName, metav1.GetOptions{})
@@ -216,12 +255,17 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, host hostInfo, nodeName, ag
 
 	recordMilestones(sr, n)
 	sr.logTable(t)
-	sr.checkTargets(t)
+	sr.checkTargets(t, targetsFor(sc))
 }
 
 // recordMilestones turns the join's timeline into report timings.
 func recordMilestones(sr *scenarioReport, n *node) {
-	sr.timing("agent_files_written", n.agentTook)
+	sr.timing("agent_files_written", n.agentRun.took)
+	if len(n.agentRun.eks) > 0 {
+		backoff := retryBackoff(n.agentRun.eks)
+		sr.timing("eks_retry_backoff", backoff)
+		sr.timing("agent_files_written_excl_backoff", n.agentRun.took-backoff)
+	}
 	since := func(metric string, from time.Time, milestone string) {
 		if at, ok := n.tl.at(milestone); ok {
 			sr.timing(metric, at.Sub(from))
@@ -287,10 +331,10 @@ func hardNoFileLimit(t *testing.T) uint64 {
 }
 
 // newNodebootAgent starts the instance's metadata services and returns the
-// agent wired to them as on EC2.
-func newNodebootAgent(t *testing.T, bin, k8sBin string, meta instanceMeta) nodebootAgent {
+// agent wired to them as on EC2; eks, when not nil, is its EKS API.
+func newNodebootAgent(t *testing.T, bin, k8sBin string, meta instanceMeta, eks *eksAPI) nodebootAgent {
 	imdsURL, ec2 := startMetadata(t, meta)
-	return nodebootAgent{bin: bin, ec2: ec2, env: []string{
+	a := nodebootAgent{bin: bin, ec2: ec2, eks: eks, env: []string{
 		"AWS_EC2_METADATA_SERVICE_ENDPOINT=" + imdsURL,
 		"AWS_ENDPOINT_URL=" + ec2.URL,
 		// The EC2 stub does not check signatures; static keys keep the SDK
@@ -299,6 +343,10 @@ func newNodebootAgent(t *testing.T, bin, k8sBin string, meta instanceMeta) nodeb
 		// The kubelet and containerd the AMI would have on its PATH.
 		"PATH=" + k8sBin + ":" + os.Getenv("PATH"),
 	}}
+	if eks != nil {
+		a.env = append(a.env, "AWS_ENDPOINT_URL_EKS="+eks.URL)
+	}
+	return a
 }
 
 // assertAgentRefuses runs the agent under a scratch root and checks that

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -32,6 +31,11 @@ type nodeAgent interface {
 type agentResult struct {
 	took   time.Duration
 	output string
+	// eks are the EKS requests the run made, as the recording proxy saw
+	// them, and describeClusterCalls the DescribeCluster calls the EKS stub
+	// counted (when the agent has an EKS API).
+	eks                  []eksRequest
+	describeClusterCalls int
 }
 
 // node is one joined (or joining) worker on this machine: the files the
@@ -46,9 +50,11 @@ type node struct {
 	written []string
 	dryRoot string
 	tl      *timeline
-	// agentStart is when the real agent run started; agentTook its wall time.
+	// dryRunResult is the dry run's agent run.
+	dryRunResult agentResult
+	// agentStart is when the real agent run started; agentRun is that run.
 	agentStart time.Time
-	agentTook  time.Duration
+	agentRun   agentResult
 	// kubeletStart is when the kubelet process was started.
 	kubeletStart time.Time
 	kubelet      *process
@@ -122,9 +128,11 @@ func (n *node) dryRun(t *testing.T, agent nodeAgent, ami map[string][]byte) {
 	if err := writeFilesUnder(n.dryRoot, ami); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := agent.render(t.Context(), n.dryRoot); err != nil {
+	res, err := agent.render(t.Context(), n.dryRoot)
+	if err != nil {
 		t.Fatalf("agent dry run: %v", err)
 	}
+	n.dryRunResult = res
 	written, err := listFiles(n.dryRoot, append(append([]string{}, hostFactDirs...), sortedKeys(ami)...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +165,8 @@ func (td *nodeTeardown) prepareHost(t *testing.T, ami map[string][]byte, nodeNam
 }
 
 // render is the real agent run on the real paths. The files must be the
-// ones the dry run wrote, byte for byte.
+// ones the dry run wrote, byte for byte (the agent's own state, such as
+// the discovery cache, only has to exist).
 func (n *node) render(t *testing.T, agent nodeAgent) {
 	t.Helper()
 	n.agentStart = time.Now()
@@ -165,20 +174,14 @@ func (n *node) render(t *testing.T, agent nodeAgent) {
 	if err != nil {
 		t.Fatalf("agent: %v", err)
 	}
-	n.agentTook = res.took
+	n.agentRun = res
 	t.Logf("%s rendered the node in %s; its output:\n%s", agent.name(), res.took.Round(time.Microsecond), res.output)
-	for _, p := range n.written {
-		real, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatalf("the dry run wrote %s but the real run did not: %v", p, err)
-		}
-		dry, err := os.ReadFile(filepath.Join(n.dryRoot, p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(real, dry) {
-			t.Errorf("%s differs between --root %s and --root /", p, n.dryRoot)
-		}
+	differ, err := compareWithDryRun(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range differ {
+		t.Errorf("%s differs between --root %s and --root /", p, n.dryRoot)
 	}
 	if n.rendered, err = readRendered("/"); err != nil {
 		t.Fatalf("read rendered files: %v", err)
@@ -264,6 +267,14 @@ func (td *nodeTeardown) run(t *testing.T) {
 	if td.snapshot != nil {
 		if err := td.snapshot.restore(); err != nil {
 			t.Errorf("cleanup: restore node files: %v", err)
+		}
+	}
+	// The suite refused to start with agent state present, so what is
+	// there now is this scenario's (normally already removed above, as the
+	// dry run listed it).
+	for _, d := range agentStateDirs {
+		if err := os.RemoveAll(d); err != nil {
+			t.Errorf("cleanup: %v", err)
 		}
 	}
 	if td.hosts {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,25 @@ var targets = []target{
 	{metric: "agent_files_written", limit: 100 * time.Millisecond, what: "agent start → files written"},
 	{metric: "serving_csr_approval", limit: time.Second, what: "serving CSR created → approved"},
 	{metric: "join", limit: 30 * time.Second, what: "agent start → Node Ready"},
+}
+
+// discoveryTargets replace the agent target of a scenario whose agent
+// discovers the cluster through a throttled EKS API: the SDK's full-jitter
+// backoff (up to 0.5 s + 1 s for two retries) is the designed-in wait, not
+// agent work, so the target applies to the run without it, and to the
+// second boot, which reads the discovery cache.
+var discoveryTargets = []target{
+	{metric: "agent_files_written_excl_backoff", limit: 100 * time.Millisecond, what: "agent start → files written, minus the EKS retry backoff"},
+	{metric: "agent_rerun_files_written", limit: 100 * time.Millisecond, what: "second boot (discovery cache) → files written"},
+}
+
+// targetsFor returns the timing targets of a scenario.
+func targetsFor(sc joinScenario) []target {
+	if !sc.bootstrapSh {
+		return targets
+	}
+	out := slices.DeleteFunc(slices.Clone(targets), func(tg target) bool { return tg.metric == "agent_files_written" })
+	return append(discoveryTargets, out...)
 }
 
 type target struct {
@@ -65,12 +85,12 @@ func (s *scenarioReport) timing(metric string, d time.Duration) {
 	s.TimingsMS[metric] = ms(d)
 }
 
-// checkTargets compares the timings with targets. Missed targets fail the
+// checkTargets compares the timings with tgs. Missed targets fail the
 // test unless NODEBOOT_E2E_TARGETS=warn (slow or shared CI machines).
-func (s *scenarioReport) checkTargets(t *testing.T) {
+func (s *scenarioReport) checkTargets(t *testing.T, tgs []target) {
 	t.Helper()
 	enforce := os.Getenv("NODEBOOT_E2E_TARGETS") != "warn"
-	for _, tg := range targets {
+	for _, tg := range tgs {
 		got, ok := s.TimingsMS[tg.metric]
 		if !ok {
 			t.Errorf("timing %s (%s) was not measured", tg.metric, tg.what)

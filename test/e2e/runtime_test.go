@@ -44,17 +44,23 @@ const (
 	cniBridge        = "cni0"
 )
 
-// checkNoRuntimeState fails when the machine already has kubelet or
-// containerd state, or a containerd listening.
+// agentStateDirs are the agent's own persistent state (the discovery
+// cache). Like runtimeStateDirs, the suite refuses to run when one exists
+// (a stale cache would answer instead of EKS) and removes them after every
+// scenario.
+var agentStateDirs = []string{discoveryCacheDir}
+
+// checkNoRuntimeState fails when the machine already has kubelet,
+// containerd or nodeboot state.
 func checkNoRuntimeState() error {
 	var found []string
-	for _, d := range runtimeStateDirs {
+	for _, d := range append(slices.Clone(runtimeStateDirs), agentStateDirs...) {
 		if _, err := os.Lstat(d); err == nil {
 			found = append(found, d)
 		}
 	}
 	if len(found) > 0 {
-		return fmt.Errorf("this machine already has container runtime/kubelet state %v; the suite only runs on a machine where it owns them", found)
+		return fmt.Errorf("this machine already has container runtime/kubelet/nodeboot state %v; the suite only runs on a machine where it owns them", found)
 	}
 	return nil
 }

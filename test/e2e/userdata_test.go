@@ -31,11 +31,42 @@ type userDataInput struct {
 	NoFileLimit uint64
 }
 
+// hostTemplates are the parts of a NodeConfig that THIS machine needs,
+// whatever else the user data says; the comments say why. They are shared
+// by every scenario's user data.
+const hostTemplates = `
+{{- define "kubeletCgroupQuirks"}}
+      # This VM: cgroup v1 without systemd as PID 1.
+      cgroupDriver: cgroupfs
+      failCgroupV1: false
+      # This VM's kernel sysctls differ from the kubelet's defaults.
+      protectKernelDefaults: false
+{{- end}}
+{{- define "containerdQuirks"}}
+  containerd:
+    config: |
+      [plugins."io.containerd.grpc.v1.cri"]
+      # This VM lacks CAP_SYS_RESOURCE: no negative oom_score_adj.
+      restrict_oom_score_adj = true
+      # No registry: the pause image is imported from a local tar.
+      sandbox_image = "{{.SandboxImage}}"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+      SystemdCgroup = false
+      [plugins."io.containerd.grpc.v1.cri".cni]
+      bin_dir = "/usr/lib/cni"
+    baseRuntimeSpec:
+      process:
+        rlimits:
+          # Without CAP_SYS_RESOURCE no container may exceed this host's hard limit.
+          - type: RLIMIT_NOFILE
+            soft: 1024
+            hard: {{.NoFileLimit}}
+{{- end}}`
+
 // userDataTemplate is a nodeadm-style MIME multipart document with one
 // NodeConfig part. Everything below spec.kubelet.config, spec.containerd
-// and the taints/labels is what a user of THIS machine must write; the
-// comments say why.
-var userDataTemplate = template.Must(template.New("userdata").Parse(`MIME-Version: 1.0
+// and the taints/labels is what a user of THIS machine must write.
+var userDataTemplate = template.Must(template.Must(template.New("userdata").Parse(hostTemplates)).Parse(`MIME-Version: 1.0
 Content-Type: multipart/mixed; boundary="//"
 
 --//
@@ -67,47 +98,84 @@ spec:
 {{- end}}
   kubelet:
     config:
-      # This VM: cgroup v1 without systemd as PID 1.
-      cgroupDriver: cgroupfs
-      failCgroupV1: false
-      # This VM's kernel sysctls differ from the kubelet's defaults.
-      protectKernelDefaults: false
+{{- template "kubeletCgroupQuirks" .}}
       # Serve on loopback only; the node name resolves to 127.0.0.1.
       address: 127.0.0.1
       healthzBindAddress: 127.0.0.1
     flags:
       - --node-labels={{.Labels}}
       - --register-with-taints={{.Taints}}
-  containerd:
-    config: |
-      [plugins."io.containerd.grpc.v1.cri"]
-      # This VM lacks CAP_SYS_RESOURCE: no negative oom_score_adj.
-      restrict_oom_score_adj = true
-      # No registry: the pause image is imported from a local tar.
-      sandbox_image = "{{.SandboxImage}}"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-      SystemdCgroup = false
-      [plugins."io.containerd.grpc.v1.cri".cni]
-      bin_dir = "/usr/lib/cni"
-    baseRuntimeSpec:
-      process:
-        rlimits:
-          # Without CAP_SYS_RESOURCE no container may exceed this host's hard limit.
-          - type: RLIMIT_NOFILE
-            soft: 1024
-            hard: {{.NoFileLimit}}
+{{- template "containerdQuirks" .}}
 
 --//--
 `))
 
-// renderUserData renders the MIME user data for in.
+// al2UserDataTemplate is user data the way an Amazon Linux 2 launch
+// template carries it (legacy-formats.md D.3): MIME with boundary "//", a
+// platform team's base NodeConfig part with what bootstrap.sh cannot say
+// (kubelet config keys, containerd TOML), then the node group's script,
+// which calls /etc/eks/bootstrap.sh with the cluster name only. Endpoint,
+// CA and service CIDR are left to eks:DescribeCluster. Labels, taints and
+// the host's kubelet flags go through --kubelet-extra-args.
+var al2UserDataTemplate = template.Must(template.Must(template.New("al2-userdata").Parse(hostTemplates)).Parse(`MIME-Version: 1.0
+Content-Type: multipart/mixed; boundary="//"
+
+--//
+Content-Type: application/node.eks.aws
+
+---
+# Platform base part: this machine's kubelet config and containerd quirks.
+apiVersion: {{.APIVersion}}
+kind: NodeConfig
+spec:
+  kubelet:
+    config:
+{{- template "kubeletCgroupQuirks" .}}
+{{- template "containerdQuirks" .}}
+
+--//
+Content-Type: text/x-shellscript; charset="us-ascii"
+
+#!/bin/bash
+set -ex
+/etc/eks/bootstrap.sh {{.Cluster}} --kubelet-extra-args '{{.KubeletExtraArgs}}'
+
+--//--
+`))
+
+// renderUserData renders the nodeadm-style MIME user data for in.
 func renderUserData(in userDataInput) ([]byte, error) {
+	return executeUserData(userDataTemplate, in)
+}
+
+// renderAL2UserData renders the AL2 bootstrap.sh MIME user data for in. It
+// refuses cluster details: they must come from eks:DescribeCluster.
+func renderAL2UserData(in userDataInput) ([]byte, error) {
+	if in.Server != "" || len(in.CAPEM) > 0 || in.CIDR != "" || in.BootstrapToken != "" {
+		return nil, fmt.Errorf("render AL2 user data: endpoint, CA, service CIDR and token must be left to discovery, got %+v", in)
+	}
+	return executeUserData(al2UserDataTemplate, in)
+}
+
+// hostKubeletFlags are the kubelet flags this machine needs when they are
+// passed the AL2 way: serve on loopback only (the node name resolves to
+// 127.0.0.1).
+var hostKubeletFlags = []string{"--address=127.0.0.1", "--healthz-bind-address=127.0.0.1"}
+
+// kubeletExtraArgs returns the words of the AL2 --kubelet-extra-args value
+// for in; bootstrap.sh puts them last on the kubelet's command line.
+func kubeletExtraArgs(in userDataInput) []string {
+	return append([]string{"--node-labels=" + in.Labels, "--register-with-taints=" + in.Taints}, hostKubeletFlags...)
+}
+
+func executeUserData(tmpl *template.Template, in userDataInput) ([]byte, error) {
 	var buf bytes.Buffer
 	data := struct {
 		userDataInput
-		CA64 string
-	}{in, base64.StdEncoding.EncodeToString(in.CAPEM)}
-	if err := userDataTemplate.Execute(&buf, data); err != nil {
+		CA64             string
+		KubeletExtraArgs string
+	}{in, base64.StdEncoding.EncodeToString(in.CAPEM), strings.Join(kubeletExtraArgs(in), " ")}
+	if err := tmpl.Execute(&buf, data); err != nil {
 		return nil, fmt.Errorf("render user data: %w", err)
 	}
 	return buf.Bytes(), nil
