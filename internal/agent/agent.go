@@ -22,6 +22,9 @@ type Agent struct {
 	Services func(ctx context.Context) (service.Manager, error)
 	// Probe reads host facts under Root.
 	Probe host.Probe
+	// CredentialProviderBin is where the ecr-credential-provider binary is
+	// looked for (under Root); empty means the AMI's default path.
+	CredentialProviderBin string
 	// Setenv exports spec.instance.environment.default into the agent's own
 	// environment before AWS calls, so proxies apply (nodeadm parity).
 	Setenv func(key, value string) error

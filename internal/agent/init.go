@@ -57,8 +57,14 @@ func (a *Agent) Init(ctx context.Context, o InitOptions) error {
 
 func (a *Agent) hostInputs() HostInputs {
 	var hi HostInputs
-	if a.Probe.Exists(host.CredentialProviderBin) {
-		hi.CredentialProviderBin = host.CredentialProviderBin
+	bin := a.CredentialProviderBin
+	if bin == "" {
+		bin = host.CredentialProviderBin
+	}
+	if a.Probe.Exists(bin) {
+		hi.CredentialProviderBin = bin
+	} else {
+		a.Log.Warn("no image credential provider installed; the kubelet cannot pull from private ECR registries", "path", bin)
 	}
 	return hi
 }
@@ -93,6 +99,9 @@ func (a *Agent) run(ctx context.Context, plan Plan, configured bool, scope Scope
 		if err := mgr.DaemonReload(ctx); err != nil {
 			return err
 		}
+	}
+	if ls := plan.LocalStorage; ls != "" {
+		a.Log.Warn("instance.localStorage is validated but not set up by this version; disks are left as they are", "strategy", ls)
 	}
 	if configured && plan.Actions.RestartResolved {
 		if err := mgr.Restart(ctx, "systemd-resolved.service"); err != nil {

@@ -33,6 +33,8 @@ type Plan struct {
 	Actions  system.Actions
 	MaxPods  maxpods.Result
 	Reserved maxpods.Reserved
+	// LocalStorage is the instance-store strategy asked for, if any.
+	LocalStorage string
 }
 
 // Host facts the renderers need but the hub does not carry.
@@ -48,7 +50,7 @@ func MakePlan(cfg hub.NodeConfig, hi HostInputs, scope Scope) (Plan, error) {
 		return Plan{}, err
 	}
 	reserved := maxpods.KubeReserved(cfg.Status.Hardware.CPUs, cfg.Status.Hardware.MemoryMiB, mp.MaxPods)
-	p := Plan{MaxPods: mp, Reserved: reserved}
+	p := Plan{MaxPods: mp, Reserved: reserved, LocalStorage: cfg.Spec.Instance.LocalStorage.Strategy}
 	var files []render.File
 	files, p.Actions = system.Render(cfg)
 	p.Files = append(p.Files, files...)

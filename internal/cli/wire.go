@@ -18,6 +18,10 @@ import (
 // newAgent wires the production effects. Nothing here does I/O: the IMDS
 // client connects on first lookup, AWS API clients are built on first need.
 func newAgent(inv Invocation, env Env, log *slog.Logger) *agent.Agent {
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
 	return &agent.Agent{
 		Log:      log,
 		Root:     inv.Root,
@@ -26,6 +30,8 @@ func newAgent(inv Invocation, env Env, log *slog.Logger) *agent.Agent {
 		Services: func(ctx context.Context) (service.Manager, error) { return service.NewSystemd(ctx) },
 		Probe:    host.Probe{Root: inv.Root, Run: host.ExecRunner{}},
 		Setenv:   env.Setenv,
+		// nodeadm honours the same variable.
+		CredentialProviderBin: getenv("ECR_CREDENTIAL_PROVIDER_BIN_PATH"),
 	}
 }
 
