@@ -1,11 +1,13 @@
 package maxpods
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -31,6 +33,10 @@ const (
 	MaxExpressionLen = 4096
 	// expressionCostLimit stops runaway comprehensions during evaluation.
 	expressionCostLimit = 100_000
+	// expressionTimeout bounds one evaluation whatever the cost model says.
+	expressionTimeout = 100 * time.Millisecond
+	// parserRecursionLimit bounds nesting depth while parsing.
+	parserRecursionLimit = 64
 )
 
 // envState holds the CEL environment, built on first use by celEnv and
@@ -45,6 +51,8 @@ var envState struct {
 func celEnv() (*cel.Env, error) {
 	envState.once.Do(func() {
 		envState.env, envState.err = cel.NewEnv(
+			cel.ParserRecursionLimit(parserRecursionLimit),
+			cel.ParserExpressionSizeLimit(MaxExpressionLen),
 			cel.Variable(VarDefaultENIs, cel.IntType),
 			cel.Variable(VarIPsPerENI, cel.IntType),
 			cel.Variable(VarMaxPods, cel.IntType),
@@ -102,7 +110,7 @@ func compileExpression(expr string) (cel.Program, error) {
 	if out := ast.OutputType(); !convertibleToInt(out) {
 		return nil, fmt.Errorf("%w: result type is %s, want int", ErrBadExpression, out)
 	}
-	prg, err := env.Program(ast, cel.CostLimit(expressionCostLimit))
+	prg, err := env.Program(ast, cel.CostLimit(expressionCostLimit), cel.InterruptCheckFrequency(64))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadExpression, err)
 	}
@@ -127,7 +135,10 @@ func evalExpression(expr string, defaultENIs, ipsPerENI, standard int) (int32, e
 	if err != nil {
 		return 0, err
 	}
-	out, _, err := prg.Eval(map[string]any{
+	// A CPU bound, not a cancellation: evaluation is pure and local.
+	ctx, cancel := context.WithTimeout(context.Background(), expressionTimeout)
+	defer cancel()
+	out, _, err := prg.ContextEval(ctx, map[string]any{
 		VarDefaultENIs: int64(defaultENIs),
 		VarIPsPerENI:   int64(ipsPerENI),
 		VarMaxPods:     int64(standard),
