@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+	"github.com/nodeboot/nodeboot/internal/testutil/golden"
+)
 
 func TestConfigJSONGolden(t *testing.T) {
 	got, err := ConfigJSON(Config{
@@ -22,19 +20,7 @@ func TestConfigJSONGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "aemm-config.golden.json")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("ConfigJSON differs from %s (run go test -update to accept):\n%s", golden, got)
-	}
+	golden.CompareFile(t, filepath.Join("testdata", "aemm-config.golden.json"), got)
 }
 
 // aemmConfig is the subset of the AEMM config the assertions read.

@@ -1,23 +1,20 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/hub"
+	"github.com/nodeboot/nodeboot/internal/testutil/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // caseSpec overrides the default machine of a golden case.
 type caseSpec struct {
@@ -44,11 +41,7 @@ func loadCase(t *testing.T, dir string) caseSpec {
 
 func testCA(t *testing.T) []byte {
 	t.Helper()
-	b, err := os.ReadFile("testdata/ca.pem")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return golden.Read(t, "testdata/ca.pem")
 }
 
 // newTestAgent returns an agent over a fake machine described by c.
@@ -73,83 +66,33 @@ func newTestAgent(t *testing.T, root string, userData []byte, c caseSpec) (*Agen
 	return a, md, cloud
 }
 
+// hostInputs are the path prefixes, under root, of the files hostTree writes.
+var hostInputs = []string{"sys/", "proc/", "etc/eks/kubelet-version.txt", "etc/eks/containerd-version.txt", "usr/"}
+
 // writtenFiles lists every file under root the agent wrote (host inputs excluded).
 func writtenFiles(t *testing.T, root string) map[string][]byte {
 	t.Helper()
-	inputs := []string{"sys/", "proc/", "etc/eks/kubelet-version.txt", "etc/eks/containerd-version.txt", "usr/"}
-	out := map[string][]byte{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+	files := golden.ReadTree(t, root)
+	for rel := range files {
+		if slices.ContainsFunc(hostInputs, func(in string) bool { return strings.HasPrefix(rel, in) }) {
+			delete(files, rel)
 		}
-		rel, _ := filepath.Rel(root, p)
-		for _, in := range inputs {
-			if strings.HasPrefix(rel, in) {
-				return nil
-			}
-		}
-		b, err := os.ReadFile(p)
-		out[rel] = b
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
-	return out
+	return files
 }
 
 func TestGoldenInit(t *testing.T) {
-	dirs, _ := filepath.Glob("testdata/cases/*")
-	if len(dirs) < 12 {
-		t.Fatalf("want at least 12 golden cases, found %d", len(dirs))
-	}
-	for _, dir := range dirs {
+	for _, dir := range golden.Glob(t, "testdata/cases/*", 12) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			userData, err := os.ReadFile(filepath.Join(dir, "user-data"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			userData := golden.Read(t, filepath.Join(dir, "user-data"))
 			root := t.TempDir()
 			a, _, _ := newTestAgent(t, root, userData, loadCase(t, dir))
-			err = a.Init(context.Background(), InitOptions{Sources: []string{"imds://user-data"}, SkipRun: true, Scope: AllDaemons})
+			err := a.Init(context.Background(), InitOptions{Sources: []string{"imds://user-data"}, SkipRun: true, Scope: AllDaemons})
 			if err != nil {
 				t.Fatalf("init: %v", err)
 			}
-			compareTree(t, filepath.Join(dir, "expected"), writtenFiles(t, root))
+			golden.CompareTree(t, filepath.Join(dir, "expected"), writtenFiles(t, root))
 		})
-	}
-}
-
-func compareTree(t *testing.T, expectedDir string, got map[string][]byte) {
-	t.Helper()
-	if *update {
-		_ = os.RemoveAll(expectedDir)
-		for rel, data := range got {
-			p := filepath.Join(expectedDir, rel)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return
-	}
-	want := map[string][]byte{}
-	_ = filepath.WalkDir(expectedDir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(expectedDir, p)
-			want[rel], _ = os.ReadFile(p)
-		}
-		return nil
-	})
-	if names(want) != names(got) {
-		t.Fatalf("files differ\nwant: %s\ngot:  %s", names(want), names(got))
-	}
-	for rel, w := range want {
-		if !bytes.Equal(w, got[rel]) {
-			t.Errorf("%s differs (run with -update to accept)\n--- want\n%s\n--- got\n%s", rel, w, got[rel])
-		}
 	}
 }
 

@@ -3,7 +3,6 @@ package convert
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,10 +11,9 @@ import (
 	"github.com/nodeboot/nodeboot/internal/diag"
 	"github.com/nodeboot/nodeboot/internal/hub"
 	"github.com/nodeboot/nodeboot/internal/legacy/bottlerocket"
+	"github.com/nodeboot/nodeboot/internal/testutil/golden"
 	"github.com/nodeboot/nodeboot/internal/userdata"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // goldenTargets are the emitters and the file each case's output goes to.
 var goldenTargets = []struct {
@@ -51,23 +49,10 @@ func loadCase(t *testing.T, dir string) hub.Spec {
 	return res.Spec
 }
 
-// goldenCases lists the case directories.
+// goldenCases lists the case directories under testdata.
 func goldenCases(t *testing.T) []string {
 	t.Helper()
-	entries, err := os.ReadDir("testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dirs []string
-	for _, e := range entries {
-		if e.IsDir() {
-			dirs = append(dirs, e.Name())
-		}
-	}
-	if len(dirs) < 5 {
-		t.Fatalf("only %d golden cases found", len(dirs))
-	}
-	return dirs
+	return golden.Cases(t, "testdata", 5)
 }
 
 // TestGolden checks every emitter's output and notes for every case.
@@ -86,32 +71,14 @@ func TestGolden(t *testing.T) {
 				if err != nil {
 					out = []byte("error: " + err.Error() + "\n")
 				}
-				compareGolden(t, filepath.Join(dir, target.file), out)
+				golden.CompareFile(t, filepath.Join(dir, target.file), out)
 				notesText.WriteString("[" + target.name + "]\n")
 				for _, n := range notes {
 					notesText.WriteString(n + "\n")
 				}
 			}
-			compareGolden(t, filepath.Join(dir, "notes.txt"), []byte(notesText.String()))
+			golden.CompareFile(t, filepath.Join(dir, "notes.txt"), []byte(notesText.String()))
 		})
-	}
-}
-
-// compareGolden compares got with the file, or rewrites it with -update.
-func compareGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
 

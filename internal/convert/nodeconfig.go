@@ -2,7 +2,6 @@ package convert
 
 import (
 	"encoding/base64"
-	"fmt"
 	"reflect"
 
 	nbv1alpha1 "github.com/nodeboot/nodeboot/api/nodeboot/v1alpha1"
@@ -113,16 +112,8 @@ func clusterNode(c hub.Cluster) *mapping {
 func containerdNode(c hub.Containerd) (*mapping, error) {
 	m := newMapping()
 	m.block("config", c.Config)
-	if len(c.BaseRuntimeSpec) > 0 {
-		spec := newMapping()
-		for _, k := range sortedKeys(c.BaseRuntimeSpec) {
-			v, err := jsonNode(c.BaseRuntimeSpec[k])
-			if err != nil {
-				return nil, fmt.Errorf("spec.containerd.baseRuntimeSpec[%s]: %w", k, err)
-			}
-			spec.set(k, v)
-		}
-		m.child("baseRuntimeSpec", spec)
+	if err := m.jsonObject("baseRuntimeSpec", "spec.containerd.baseRuntimeSpec", c.BaseRuntimeSpec); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -154,16 +145,8 @@ func instanceNode(in hub.Instance) *mapping {
 
 func kubeletNode(k hub.Kubelet) (*mapping, error) {
 	m := newMapping()
-	if len(k.Config) > 0 {
-		config := newMapping()
-		for _, key := range sortedKeys(k.Config) {
-			v, err := jsonNode(k.Config[key])
-			if err != nil {
-				return nil, fmt.Errorf("spec.kubelet.config[%s]: %w", key, err)
-			}
-			config.set(key, v)
-		}
-		m.child("config", config)
+	if err := m.jsonObject("config", "spec.kubelet.config", k.Config); err != nil {
+		return nil, err
 	}
 	m.strings("flags", k.Flags)
 	m.str("maxPodsExpression", k.MaxPodsExpression)

@@ -86,6 +86,24 @@ func (m *mapping) stringMap(key string, values map[string]string) {
 	m.set(key, inner.node)
 }
 
+// jsonObject adds a map of JSON values, keys sorted, when it is not empty.
+// An error names the value as path[key].
+func (m *mapping) jsonObject(key, path string, values map[string]json.RawMessage) error {
+	if len(values) == 0 {
+		return nil
+	}
+	inner := newMapping()
+	for _, k := range sortedKeys(values) {
+		v, err := jsonNode(values[k])
+		if err != nil {
+			return fmt.Errorf("%s[%s]: %w", path, k, err)
+		}
+		inner.set(k, v)
+	}
+	m.set(key, inner.node)
+	return nil
+}
+
 // child adds a nested mapping when it is not empty.
 func (m *mapping) child(key string, c *mapping) {
 	if !c.empty() {

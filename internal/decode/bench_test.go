@@ -1,7 +1,6 @@
 package decode
 
 import (
-	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -9,6 +8,7 @@ import (
 	yaml "sigs.k8s.io/yaml/goyaml.v3"
 
 	"github.com/nodeboot/nodeboot/internal/diag"
+	"github.com/nodeboot/nodeboot/internal/testutil/golden"
 	"github.com/nodeboot/nodeboot/internal/userdata"
 )
 
@@ -17,11 +17,7 @@ import (
 // nameservers, a kubelet.config with nested maps, flags and feature gates.
 func typicalDocument(b *testing.B) []byte {
 	b.Helper()
-	data, err := os.ReadFile("testdata/valid/typical.yaml")
-	if err != nil {
-		b.Fatal(err)
-	}
-	return data
+	return golden.Read(b, "testdata/valid/typical.yaml")
 }
 
 // BenchmarkNodeConfig decodes the typical document with every check. It

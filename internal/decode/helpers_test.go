@@ -2,11 +2,11 @@ package decode
 
 import (
 	"encoding/base64"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/diag"
+	"github.com/nodeboot/nodeboot/internal/testutil/golden"
 	"github.com/nodeboot/nodeboot/internal/userdata"
 )
 
@@ -56,11 +56,7 @@ func renderProblems(ps diag.List) string {
 // caBase64 is a valid CA bundle, base64-encoded.
 func caBase64(t testing.TB) string {
 	t.Helper()
-	pem, err := os.ReadFile("../validate/testdata/ca.pem")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return base64.StdEncoding.EncodeToString(pem)
+	return base64.StdEncoding.EncodeToString(golden.Read(t, "../validate/testdata/ca.pem"))
 }
 
 // eks and nb prefix a spec body (indented by two) with a document header.

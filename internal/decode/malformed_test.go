@@ -1,13 +1,13 @@
 package decode
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/diag"
+	"github.com/nodeboot/nodeboot/internal/testutil/golden"
 	"github.com/nodeboot/nodeboot/internal/userdata"
 	"github.com/nodeboot/nodeboot/internal/validate"
 )
@@ -20,16 +20,9 @@ const documentField = "(document)"
 // that the fields with problems are exactly those named by its
 // "# want: <field path>" lines.
 func TestMalformedCorpus(t *testing.T) {
-	files, err := filepath.Glob("testdata/malformed/*.yaml")
-	if err != nil || len(files) < 30 {
-		t.Fatalf("want at least 30 malformed documents, found %d (%v)", len(files), err)
-	}
-	for _, file := range files {
+	for _, file := range golden.Glob(t, "testdata/malformed/*.yaml", 30) {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := golden.Read(t, file)
 			want := wantFields(string(data))
 			if len(want) == 0 {
 				t.Fatal(`no "# want: <field path>" line`)
@@ -77,16 +70,9 @@ func problemFields(problems diag.List) []string {
 // TestValidCorpus decodes every testdata/valid document, which must give
 // no problem at all and a complete spec.
 func TestValidCorpus(t *testing.T) {
-	files, err := filepath.Glob("testdata/valid/*.yaml")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no valid documents: %v", err)
-	}
-	for _, file := range files {
+	for _, file := range golden.Glob(t, "testdata/valid/*.yaml", 1) {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := golden.Read(t, file)
 			docs, problems := NodeConfig(userdata.Document{Source: diag.Source{URI: "file://" + file, Line: 1}, Data: data})
 			if len(problems) != 0 || len(docs) != 1 {
 				t.Fatalf("got %d documents and problems:\n%s", len(docs), renderProblems(problems))

@@ -2,21 +2,18 @@ package validate
 
 import (
 	"encoding/pem"
-	"os"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/nodeboot/nodeboot/internal/testutil/golden"
 )
 
 // testCA returns a valid PEM CA bundle.
 func testCA(t *testing.T) []byte {
 	t.Helper()
-	b, err := os.ReadFile("testdata/ca.pem")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return golden.Read(t, "testdata/ca.pem")
 }
 
 // ptr returns a pointer to v.

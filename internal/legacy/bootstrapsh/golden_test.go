@@ -3,9 +3,7 @@ package bootstrapsh
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,10 +11,9 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/diag"
 	"github.com/nodeboot/nodeboot/internal/hub"
+	"github.com/nodeboot/nodeboot/internal/testutil/golden"
 	"github.com/nodeboot/nodeboot/internal/userdata"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // goldenLine is where every golden script starts in its pretend user
 // data (after MIME headers), so that absolute line numbers are checked.
@@ -24,10 +21,7 @@ const goldenLine = 7
 
 func goldenDocument(t testing.TB, dir string) userdata.Document {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, "user-data"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := golden.Read(t, filepath.Join(dir, "user-data"))
 	return userdata.Document{
 		Source: diag.Source{URI: "imds://user-data", Part: 1, ContentType: "text/x-shellscript", Format: "shell", Line: goldenLine},
 		Format: userdata.FormatShell,
@@ -39,14 +33,7 @@ func goldenDocument(t testing.TB, dir string) userdata.Document {
 // with expected.json and the argument list, positions and problems with
 // report.txt.
 func TestGolden(t *testing.T) {
-	dirs, err := filepath.Glob("testdata/*/user-data")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(dirs) < 8 {
-		t.Fatalf("found %d golden cases, want at least 8", len(dirs))
-	}
-	for _, file := range dirs {
+	for _, file := range golden.Glob(t, "testdata/*/user-data", 8) {
 		dir := filepath.Dir(file)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			res, problems := ParseScript(goldenDocument(t, dir))
@@ -56,8 +43,8 @@ func TestGolden(t *testing.T) {
 			if problems.HasErrors() {
 				t.Errorf("unexpected errors:\n%v", problems.Err())
 			}
-			compareGolden(t, filepath.Join(dir, "expected.json"), specJSON(t, res.Spec))
-			compareGolden(t, filepath.Join(dir, "report.txt"), report(res, problems))
+			golden.CompareFile(t, filepath.Join(dir, "expected.json"), specJSON(t, res.Spec))
+			golden.CompareFile(t, filepath.Join(dir, "report.txt"), report(res, problems))
 		})
 	}
 }
@@ -96,23 +83,6 @@ func report(res Result, problems diag.List) []byte {
 		fmt.Fprintf(&b, "%s\n", p)
 	}
 	return b.Bytes()
-}
-
-func compareGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run go test -update after checking):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
 }
 
 // TestGoldenCallLine checks the absolute line of the MNG call: the script

@@ -132,31 +132,46 @@ func (lx *lexer) lexBraceWord(start position, quoted bool) []part {
 // skipToBraceEnd passes the rest of an unsupported ${…}, honouring quotes
 // and nested braces.
 func (lx *lexer) skipToBraceEnd(start position) {
-	depth := 1
-	for !lx.eof() {
+	lx.skipNested('{', '}', 1, start, "unterminated ${: no closing } before the end of the script")
+}
+
+// skipNested passes bytes up to and including the close that ends depth
+// open brackets already passed, counting nested pairs and skipping escapes
+// and quoted strings. At the end of the script it fails at start with
+// the message unterminated.
+func (lx *lexer) skipNested(open, close byte, depth int, start position, unterminated string) {
+	for depth > 0 {
+		if lx.eof() {
+			lx.fail(start, "%s", unterminated)
+		}
+		if lx.skipEscapedOrQuoted() {
+			continue
+		}
 		switch lx.at(0) {
-		case '\\':
-			lx.advance(2)
-			continue
-		case '\'':
-			lx.lexSingleQuoted()
-			continue
-		case '"':
-			var discard partsBuilder
-			lx.lexDoubleQuoted(&discard)
-			continue
-		case '{':
+		case open:
 			depth++
-		case '}':
+		case close:
 			depth--
-			if depth == 0 {
-				lx.advance(1)
-				return
-			}
 		}
 		lx.advance(1)
 	}
-	lx.fail(start, "unterminated ${: no closing } before the end of the script")
+}
+
+// skipEscapedOrQuoted passes a backslash escape or a single- or
+// double-quoted string starting here, and reports whether there was one.
+func (lx *lexer) skipEscapedOrQuoted() bool {
+	switch lx.at(0) {
+	case '\\':
+		lx.advance(2)
+	case '\'':
+		lx.lexSingleQuoted()
+	case '"':
+		var discard partsBuilder
+		lx.lexDoubleQuoted(&discard)
+	default:
+		return false
+	}
+	return true
 }
 
 // skipCommandLike passes $(…), <(…), >(…) and NAME=(…): skip bytes of
@@ -171,17 +186,10 @@ func (lx *lexer) skipCommandLike(skip int, what string) part {
 		if lx.eof() {
 			lx.fail(pos, "unterminated %s: no closing ) before the end of the script", what)
 		}
+		if lx.skipEscapedOrQuoted() {
+			continue
+		}
 		switch lx.at(0) {
-		case '\\':
-			lx.advance(2)
-			continue
-		case '\'':
-			lx.lexSingleQuoted()
-			continue
-		case '"':
-			var discard partsBuilder
-			lx.lexDoubleQuoted(&discard)
-			continue
 		case '`':
 			lx.skipBackquoted()
 			continue
@@ -233,29 +241,7 @@ func (lx *lexer) skipArithmeticExpansion() part {
 func (lx *lexer) skipArithmetic() {
 	pos := lx.pos()
 	lx.advance(2)
-	depth := 2
-	for depth > 0 {
-		if lx.eof() {
-			lx.fail(pos, "unterminated arithmetic ((: no closing )) before the end of the script")
-		}
-		switch lx.at(0) {
-		case '\\':
-			lx.advance(2)
-			continue
-		case '\'':
-			lx.lexSingleQuoted()
-			continue
-		case '"':
-			var discard partsBuilder
-			lx.lexDoubleQuoted(&discard)
-			continue
-		case '(':
-			depth++
-		case ')':
-			depth--
-		}
-		lx.advance(1)
-	}
+	lx.skipNested('(', ')', 2, pos, "unterminated arithmetic ((: no closing )) before the end of the script")
 }
 
 // lexANSIC reads $'…' (the "$" already passed) and returns its value.

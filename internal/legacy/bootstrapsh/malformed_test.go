@@ -1,7 +1,6 @@
 package bootstrapsh
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/diag"
+	"github.com/nodeboot/nodeboot/internal/testutil/golden"
 	"github.com/nodeboot/nodeboot/internal/userdata"
 )
 
@@ -23,19 +23,9 @@ var scriptLine = regexp.MustCompile(`\{\d+\}`)
 // TestMalformed checks that every malformed script is reported with the
 // expected severity, absolute line and message.
 func TestMalformed(t *testing.T) {
-	files, err := filepath.Glob("testdata/malformed/*.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) < 20 {
-		t.Fatalf("found %d malformed scripts, want at least 20", len(files))
-	}
-	for _, file := range files {
+	for _, file := range golden.Glob(t, "testdata/malformed/*.sh", 20) {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := golden.Read(t, file)
 			m := wantLine.FindSubmatch(data)
 			if m == nil {
 				t.Fatalf("no `# want: <severity> line <n>: <substring>` line")

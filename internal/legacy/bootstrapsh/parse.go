@@ -317,9 +317,7 @@ func (p *parser) parseFor() *compound {
 		p.next()
 	}
 	p.skipNewlines()
-	p.expectWord("do")
-	c.lists = append(c.lists, p.parseList())
-	p.expectWord("done")
+	p.parseDoGroup(c)
 	return c
 }
 
@@ -330,10 +328,15 @@ func (p *parser) parseWhile() *compound {
 		c.kind = kindUntil
 	}
 	c.lists = append(c.lists, p.parseList())
+	p.parseDoGroup(c)
+	return c
+}
+
+// parseDoGroup reads the "do list done" body of a loop into c.
+func (p *parser) parseDoGroup(c *compound) {
 	p.expectWord("do")
 	c.lists = append(c.lists, p.parseList())
 	p.expectWord("done")
-	return c
 }
 
 func (p *parser) parseCase() *compound {

@@ -1,7 +1,6 @@
 package bottlerocket
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/diag"
+	"github.com/nodeboot/nodeboot/internal/testutil/golden"
 	"github.com/nodeboot/nodeboot/internal/userdata"
 )
 
@@ -21,19 +21,9 @@ var (
 // error containing the file's "# want:" text is reported on the line its
 // "# line:" comment names (lines of the file, which starts the user data).
 func TestMalformed(t *testing.T) {
-	files, err := filepath.Glob("testdata/malformed/*.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) < 20 {
-		t.Fatalf("only %d malformed inputs", len(files))
-	}
-	for _, file := range files {
+	for _, file := range golden.Glob(t, "testdata/malformed/*.toml", 20) {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".toml"), func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := golden.Read(t, file)
 			want := wantComment.FindSubmatch(data)
 			line := lineComment.FindSubmatch(data)
 			if want == nil || line == nil {

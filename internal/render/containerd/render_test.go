@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/nodeboot/nodeboot/internal/hub"
 	"github.com/nodeboot/nodeboot/internal/merge"
 	"github.com/nodeboot/nodeboot/internal/render"
+	"github.com/nodeboot/nodeboot/internal/testutil/golden"
 )
 
 // userV2RealCluster is what the real-cluster e2e host needs (Debian,
@@ -121,7 +123,7 @@ func TestRenderGolden(t *testing.T) {
 					t.Errorf("%s mode %v, want 0644", file.Path, file.Mode)
 				}
 			}
-			checkGolden(t, tc.name, files)
+			golden.CompareRendered(t, filepath.Join("testdata", tc.name), files)
 		})
 	}
 }

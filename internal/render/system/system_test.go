@@ -2,10 +2,12 @@ package system
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/hub"
+	"github.com/nodeboot/nodeboot/internal/testutil/golden"
 )
 
 func withEnvironment(environment map[string]map[string]string) hub.NodeConfig {
@@ -128,7 +130,7 @@ func TestRenderGolden(t *testing.T) {
 					t.Errorf("%s mode %v, want 0644", file.Path, file.Mode)
 				}
 			}
-			checkGolden(t, tc.name, files)
+			golden.CompareRendered(t, filepath.Join("testdata", tc.name), files)
 		})
 	}
 }
