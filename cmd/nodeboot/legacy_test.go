@@ -92,3 +92,35 @@ func TestBootstrapShEntryPoint(t *testing.T) {
 		t.Fatalf("dockerd: exit %d\n%s", bad.code, bad.stderr)
 	}
 }
+
+// TestConfigDumpSaysWhatEachPartWasReadAs dumps the merged, enriched config
+// of AL2 managed-node-group user data served by the real IMDS mock.
+func TestConfigDumpSaysWhatEachPartWasReadAs(t *testing.T) {
+	awstest.IsolateEnv(t)
+	userData, err := os.ReadFile(casesDir + "al2-mng-mime/user-data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	imdsURL := aemmtest.Start(t, aemmtest.Config{UserData: userData})
+	ec2 := awstest.NewEC2(t)
+	ec2.AddInstance(awstest.Instance{ID: aemmtest.DefaultInstanceID, InstanceType: "m5.large", PrivateDNSName: "ip-10-0-0-5.us-west-2.compute.internal"})
+	root := t.TempDir()
+	fakeMachine(t, root)
+	env := []string{"AWS_EC2_METADATA_SERVICE_ENDPOINT=" + imdsURL, "AWS_ENDPOINT_URL_EC2=" + ec2.URL}
+	res := run(t, env, "config", "dump", "--root", root)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	for _, want := range []string{
+		"# imds://user-data part 1 (text/x-shellscript): bootstrap.sh (applied)",
+		"name: prod-cluster", "privateDnsName: ip-10-0-0-5.us-west-2.compute.internal", "kubeletVersion: v1.34.4",
+	} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("dump lacks %q:\n%s", want, res.stdout)
+		}
+	}
+	check := run(t, env, "config", "check", "-o", "json")
+	if check.code != 0 || !strings.Contains(check.stdout, `"format": "bootstrap.sh"`) {
+		t.Fatalf("check -o json: exit %d\n%s%s", check.code, check.stdout, check.stderr)
+	}
+}

@@ -35,7 +35,7 @@ func (a *Agent) Check(ctx context.Context, sources []string) (CheckReport, error
 	if err != nil {
 		return CheckReport{}, err
 	}
-	rep := CheckReport{Documents: documentInfos(in), Problems: in.Problems}
+	rep := CheckReport{Documents: in.DocumentInfos(), Problems: in.Problems}
 	spec, problems, err := in.Merged()
 	switch {
 	case errors.Is(err, ErrNoConfig) && !in.Problems.HasErrors():
@@ -50,7 +50,9 @@ func (a *Agent) Check(ctx context.Context, sources []string) (CheckReport, error
 	return rep, nil
 }
 
-func documentInfos(in Input) []DocumentInfo {
+// DocumentInfos says, for every document found, what it was read as and
+// whether it contributed to the config.
+func (in Input) DocumentInfos() []DocumentInfo {
 	out := make([]DocumentInfo, 0, len(in.Documents))
 	for _, d := range in.Documents {
 		src := d.Source

@@ -121,6 +121,7 @@ func dump(ctx context.Context, inv Invocation, env Env, log *slog.Logger) error 
 	if inv.Output == "json" {
 		err = writeJSON(&b, res.Config)
 	} else {
+		writeSourcesComment(&b, res.Input.DocumentInfos(), res.FromCache)
 		var y []byte
 		y, err = yaml.Marshal(res.Config)
 		b.Write(y)
@@ -133,6 +134,20 @@ func dump(ctx context.Context, inv Invocation, env Env, log *slog.Logger) error 
 	}
 	_, err = env.Stdout.Write(b.Bytes())
 	return err
+}
+
+// writeSourcesComment heads YAML dumps with what each document was read as.
+func writeSourcesComment(w io.Writer, docs []agent.DocumentInfo, fromCache bool) {
+	for _, d := range docs {
+		state := "applied"
+		if !d.Applied {
+			state = "not applied"
+		}
+		fmt.Fprintf(w, "# %s: %s (%s)\n", d.Source.String(), d.Source.Format, state)
+	}
+	if fromCache {
+		fmt.Fprintln(w, "# status from the config cache (spec unchanged)")
+	}
 }
 
 func writeJSON(w io.Writer, v any) error {
