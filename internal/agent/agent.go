@@ -25,6 +25,9 @@ type Agent struct {
 	// CredentialProviderBin is where the ecr-credential-provider binary is
 	// looked for (under Root); empty means the AMI's default path.
 	CredentialProviderBin string
+	// LookupHost resolves the API server host for Outposts pinning; nil
+	// means the system resolver.
+	LookupHost func(ctx context.Context, host string) ([]string, error)
 	// Setenv exports spec.instance.environment.default into the agent's own
 	// environment before AWS calls, so proxies apply (nodeadm parity).
 	Setenv func(key, value string) error

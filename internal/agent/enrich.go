@@ -47,6 +47,9 @@ func (a *Agent) Enrich(ctx context.Context, spec hub.Spec, f *facts) (hub.NodeCo
 	wg.Wait()
 	// The node IP family is only certain once the cluster is discovered.
 	errs[3] = a.nodeAddress(ctx, &cfg)
+	if errors.Join(errs[:]...) == nil {
+		errs[0] = a.pinAPIServer(ctx, &cfg)
+	}
 	return cfg, errors.Join(errs[:]...)
 }
 

@@ -3,10 +3,13 @@ package agent
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/nodeboot/nodeboot/internal/apply"
 	"github.com/nodeboot/nodeboot/internal/host"
+	"github.com/nodeboot/nodeboot/internal/render/system"
 )
 
 // InitOptions are the `nodeboot init` settings.
@@ -60,6 +63,9 @@ func (a *Agent) hostInputs() HostInputs {
 	bin := a.CredentialProviderBin
 	if bin == "" {
 		bin = host.CredentialProviderBin
+	}
+	if b, err := os.ReadFile(filepath.Join(a.rootDir(), system.HostsPath)); err == nil {
+		hi.EtcHosts = b
 	}
 	if a.Probe.Exists(bin) {
 		hi.CredentialProviderBin = bin
@@ -122,4 +128,11 @@ func (a *Agent) run(ctx context.Context, plan Plan, configured bool, scope Scope
 		a.Log.Info("started", "unit", d.unit, "duration", time.Since(t).Round(time.Millisecond))
 	}
 	return nil
+}
+
+func (a *Agent) rootDir() string {
+	if a.Root == "" {
+		return "/"
+	}
+	return a.Root
 }

@@ -41,6 +41,8 @@ type Plan struct {
 type HostInputs struct {
 	// CredentialProviderBin is the installed ecr-credential-provider, or "".
 	CredentialProviderBin string
+	// EtcHosts is the current /etc/hosts (Outposts pinning edits it).
+	EtcHosts []byte
 }
 
 // MakePlan renders every file for cfg. It is pure.
@@ -54,6 +56,9 @@ func MakePlan(cfg hub.NodeConfig, hi HostInputs, scope Scope) (Plan, error) {
 	var files []render.File
 	files, p.Actions = system.Render(cfg)
 	p.Files = append(p.Files, files...)
+	if hosts, ok := pinnedHosts(cfg, hi.EtcHosts); ok {
+		p.Files = append(p.Files, hosts)
+	}
 	if scope.Containerd {
 		files, err := containerd.Render(cfg, containerdInputs(cfg))
 		if err != nil {
@@ -78,6 +83,20 @@ func MakePlan(cfg hub.NodeConfig, hi HostInputs, scope Scope) (Plan, error) {
 		p.Absent = absent(kubelet.ManagedPaths(), files)
 	}
 	return p, nil
+}
+
+// pinnedHosts renders /etc/hosts with the Outposts API server pinned; it
+// renders nothing when the file would not change.
+func pinnedHosts(cfg hub.NodeConfig, existing []byte) (render.File, bool) {
+	if len(cfg.Status.APIServerIPs) == 0 {
+		return render.File{}, false
+	}
+	host, err := apiServerHost(cfg.Spec.Cluster.APIServerEndpoint)
+	if err != nil || host == "" {
+		return render.File{}, false
+	}
+	data := system.PinnedHosts(existing, host, cfg.Status.APIServerIPs)
+	return render.File{Path: system.HostsPath, Mode: 0o644, Data: data}, true
 }
 
 func absent(managed []string, files []render.File) []string {

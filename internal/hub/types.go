@@ -128,6 +128,9 @@ type Status struct {
 	SandboxImage      string         `json:"sandboxImage,omitempty"`
 	Hardware          Hardware       `json:"hardware,omitempty"`
 	NetworkLimits     NetworkLimits  `json:"networkLimits,omitempty"`
+	// APIServerIPs are the API server host's addresses, pinned in /etc/hosts
+	// on Outposts so the node survives a disconnect from the region's DNS.
+	APIServerIPs []string `json:"apiServerIPs,omitempty"`
 }
 
 // InstanceStatus is the EC2 instance's identity.
