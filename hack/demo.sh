@@ -6,10 +6,10 @@ cd "$(dirname "$0")/.."
 D=.cache/demo; rm -rf "$D"; mkdir -p "$D/root/etc/eks" "$D/root/sys/devices/system/cpu" "$D/root/proc"
 AEMM=${NODEBOOT_AEMM:-.cache/e2e/bin/ec2-metadata-mock}
 go run ./hack/aemm-config -user-data examples/nodeconfig-mime.txt > "$D/aemm.json"
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PORT=$(go run ./hack/aemm-config -free-port)
 "$AEMM" -n 127.0.0.1 -p "$PORT" -I -c "$D/aemm.json" > "$D/aemm.log" 2>&1 &
 AEMM_PID=$!; trap 'kill $AEMM_PID 2>/dev/null || true' EXIT
-until curl -sf -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 60' "http://127.0.0.1:$PORT/latest/api/token" >/dev/null; do sleep 0.1; done
+until (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; do sleep 0.1; done
 # A fake machine: what the AMI and the kernel would provide.
 echo v1.34.4 > "$D/root/etc/eks/kubelet-version.txt"; echo 1.7.27 > "$D/root/etc/eks/containerd-version.txt"
 echo 0-1 > "$D/root/sys/devices/system/cpu/online"; echo "MemTotal: 8010000 kB" > "$D/root/proc/meminfo"
@@ -23,5 +23,5 @@ start=$(date +%s%N)
 bin/nodeboot init --skip run --root "$D/root" -c imds://user-data
 echo "whole process: $(( ($(date +%s%N) - start) / 1000000 )) ms"
 echo; echo "== files written"
-(cd "$D/root" && find etc var run -type f 2>/dev/null | grep -v version.txt | sort)
+(cd "$D/root" && find etc var -type f | grep -v version.txt | sort)
 echo; echo "== /etc/eks/kubelet/environment"; cat "$D/root/etc/eks/kubelet/environment"
