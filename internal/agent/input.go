@@ -110,6 +110,7 @@ func (in Input) attribute(errs field.ErrorList) diag.List {
 // missing user-data document to userdata.ErrNoUserData.
 type userDataFetcher struct{ md Metadata }
 
+// UserData fetches the user data, mapping 404 to userdata.ErrNoUserData.
 func (f userDataFetcher) UserData(ctx context.Context) ([]byte, error) {
 	if f.md == nil {
 		return nil, fmt.Errorf("%w: no instance metadata client", userdata.ErrNoUserData)

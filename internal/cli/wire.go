@@ -58,10 +58,12 @@ type awsCloud struct {
 	log   *slog.Logger
 }
 
+// PrivateDNSName asks ec2:DescribeInstances for the node name.
 func (c awsCloud) PrivateDNSName(ctx context.Context, instanceID string) (string, error) {
 	return c.ec2.PrivateDNSName(ctx, instanceID)
 }
 
+// InstanceTypeLimits asks ec2:DescribeInstanceTypes for ENI limits.
 func (c awsCloud) InstanceTypeLimits(ctx context.Context, instanceType string) (hub.NetworkLimits, error) {
 	l, err := c.ec2.InstanceTypeLimits(ctx, instanceType)
 	if err != nil {
@@ -70,6 +72,7 @@ func (c awsCloud) InstanceTypeLimits(ctx context.Context, instanceType string) (
 	return l.NetworkLimits(), nil
 }
 
+// DescribeCluster returns cached or freshly described cluster details.
 func (c awsCloud) DescribeCluster(ctx context.Context, name string) (agent.ClusterInfo, error) {
 	info, fromCache, err := eks.Discover(ctx, c.log, c.eks, c.cache, name)
 	if err != nil {

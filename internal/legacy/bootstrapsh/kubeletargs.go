@@ -18,6 +18,7 @@ type kubeletFlag struct {
 	hasValue bool
 }
 
+// String renders the flag as --name=value (or --name).
 func (f kubeletFlag) String() string {
 	if f.hasValue {
 		return "--" + f.name + "=" + f.value
@@ -199,6 +200,7 @@ type orderedLabels struct {
 	values map[string]string
 }
 
+// String renders the labels as k=v pairs joined by commas, in first-seen order.
 func (l *orderedLabels) String() string {
 	pairs := make([]string, len(l.keys))
 	for i, k := range l.keys {
