@@ -26,7 +26,7 @@ lint:
 	$(GO) vet $(PKGS)
 
 unit: e2e-deps-aemm
-	NODEBOOT_REQUIRE_E2E=$${CI:+1} $(GO) test -count=1 $(PKGS)
+	NODEBOOT_REQUIRE_E2E=$${CI:+1} $(GO) test -race -count=1 $(PKGS)
 
 ## fuzz: every Fuzz target, $(FUZZTIME) executions each.
 fuzz:

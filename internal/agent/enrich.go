@@ -39,12 +39,19 @@ func (a *Agent) Enrich(ctx context.Context, spec hub.Spec, f *facts) (hub.NodeCo
 		Hardware:          f.hardware,
 	}}
 	cloud := &lazyCloud{factory: a.Cloud, region: f.instance.Region}
+	// The three lookups run in parallel, each on its own copy of cfg (maps
+	// and slices are only read), and each owns the fields it copies back.
 	var wg sync.WaitGroup
 	var errs [4]error
-	wg.Go(func() { errs[0] = a.discoverCluster(ctx, cloud, &cfg) })
-	wg.Go(func() { errs[1] = a.nodeName(ctx, cloud, &cfg) })
-	wg.Go(func() { errs[2] = a.networkLimits(ctx, cloud, &cfg) })
+	clusterCfg, nameCfg, limitsCfg := cfg, cfg, cfg
+	wg.Go(func() { errs[0] = a.discoverCluster(ctx, cloud, &clusterCfg) })
+	wg.Go(func() { errs[1] = a.nodeName(ctx, cloud, &nameCfg) })
+	wg.Go(func() { errs[2] = a.networkLimits(ctx, cloud, &limitsCfg) })
 	wg.Wait()
+	cfg.Spec.Cluster = clusterCfg.Spec.Cluster
+	cfg.Status.Instance.VPCIPv4CIDRs = clusterCfg.Status.Instance.VPCIPv4CIDRs
+	cfg.Status.Instance.PrivateDNSName = nameCfg.Status.Instance.PrivateDNSName
+	cfg.Status.NetworkLimits = limitsCfg.Status.NetworkLimits
 	// The node IP family is only certain once the cluster is discovered.
 	errs[3] = a.nodeAddress(ctx, &cfg)
 	if errors.Join(errs[:]...) == nil {
