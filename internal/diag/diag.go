@@ -33,23 +33,40 @@ type Source struct {
 	// Format is what the document was read as, e.g. "NodeConfig" or "bootstrap.sh".
 	Format string `json:"format,omitempty"`
 	// Line is the line of the source on which this document starts (1-based; 0 = unknown).
+	// When Decoded is set, lines count in the decoded text, not in the raw source.
 	Line int `json:"line,omitempty"`
+	// Decoded names the transport encoding that was undone to get the text
+	// whose lines Line and problem positions count ("base64", "gzip",
+	// "gzip+base64" for base64-wrapped gzip, "quoted-printable"); empty when
+	// the lines are those of the source as stored.
+	Decoded string `json:"decoded,omitempty"`
 }
 
-// String renders the source for humans: `imds://user-data part 2 (application/node.eks.aws)`.
+// String renders the source for humans:
+// `imds://user-data part 2 (application/node.eks.aws)`, or with decoded
+// content `imds://user-data part 2 (application/node.eks.aws, base64-decoded)`
+// and `file:///x.yaml (gzip+base64-decoded)`.
 func (s Source) String() string {
+	var notes []string
+	if s.Part > 0 && s.ContentType != "" {
+		notes = append(notes, s.ContentType)
+	}
+	if s.Decoded != "" {
+		notes = append(notes, s.Decoded+"-decoded")
+	}
 	var b strings.Builder
 	b.WriteString(s.URI)
 	if s.Part > 0 {
 		fmt.Fprintf(&b, " part %d", s.Part)
-		if s.ContentType != "" {
-			fmt.Fprintf(&b, " (%s)", s.ContentType)
-		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(notes, ", "))
 	}
 	return b.String()
 }
 
-// Position is a 1-based line and column in the whole source (not the part).
+// Position is a 1-based line and column in the whole source (not the part),
+// or in the decoded text when the problem's Source.Decoded is set.
 type Position struct {
 	Line   int `json:"line,omitempty"`
 	Column int `json:"column,omitempty"`
@@ -69,7 +86,9 @@ type Problem struct {
 }
 
 // String renders the problem on one line:
-// `error: imds://user-data part 2 (application/node.eks.aws) line 7:5: spec.cluster.cidr: invalid CIDR "10.0/16"`.
+// `error: imds://user-data part 2 (application/node.eks.aws) line 7:5: spec.cluster.cidr: invalid CIDR "10.0/16"`;
+// for decoded content the source says so, e.g.
+// `… part 2 (application/node.eks.aws, base64-decoded) line 5:7: …`.
 func (p Problem) String() string {
 	var b strings.Builder
 	b.WriteString(string(p.Severity))

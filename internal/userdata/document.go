@@ -24,7 +24,9 @@ const (
 
 // Document is one unit of user data after transport decoding and MIME
 // splitting. Source.Line is the line of the original source where Data
-// starts, so decoders can report lines users can find.
+// starts, so decoders can report lines users can find; when Source.Decoded
+// is set, lines are those of the decoded text (a decoded MIME part starts
+// at line 1) and rendered sources say so.
 type Document struct {
 	Source diag.Source
 	Format Format

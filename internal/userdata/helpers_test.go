@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/base64"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -43,8 +44,19 @@ type docView struct {
 	Part        int
 	Line        int
 	ContentType string
+	Decoded     string
 	Format      Format
 	Data        string
+}
+
+// decodedAs returns a copy of docs whose sources say they were decoded from
+// the encoding enc.
+func decodedAs(enc string, docs []docView) []docView {
+	out := slices.Clone(docs)
+	for i := range out {
+		out[i].Decoded = enc
+	}
+	return out
 }
 
 func viewDocs(t *testing.T, docs []Document) []docView {
@@ -54,7 +66,7 @@ func viewDocs(t *testing.T, docs []Document) []docView {
 		if d.Source.Format != string(d.Format) {
 			t.Errorf("Source.Format %q != Format %q", d.Source.Format, d.Format)
 		}
-		out = append(out, docView{Part: d.Source.Part, Line: d.Source.Line, ContentType: d.Source.ContentType, Format: d.Format, Data: string(d.Data)})
+		out = append(out, docView{Part: d.Source.Part, Line: d.Source.Line, ContentType: d.Source.ContentType, Decoded: d.Source.Decoded, Format: d.Format, Data: string(d.Data)})
 	}
 	return out
 }

@@ -62,13 +62,18 @@ func (s *mimeSplitter) emit(src diag.Source, what string, hb headerBlock, body [
 		s.append(src, FormatOther, line, body)
 		return
 	}
-	data, ok := s.decodeBody(src, what, hb, body, line)
+	data, undone, ok := s.decodeBody(src, what, hb, body, line)
 	if !ok {
 		return
 	}
 	format := formatOfMediaType(media)
 	if media == "text/plain" {
 		format = sniffPlainText(data)
+	}
+	if undone != "" {
+		// Lines of decoded text match no line of the payload: positions
+		// count from the start of the decoded body instead.
+		src.Decoded, line = undone, 1
 	}
 	s.append(src, format, line, data)
 }
@@ -81,31 +86,34 @@ func (s *mimeSplitter) append(src diag.Source, format Format, line int, data []b
 
 // decodeBody undoes Content-Transfer-Encoding, then, like nodeadm, sniffs
 // base64 (unless the part already declared base64) and gunzips by magic.
-func (s *mimeSplitter) decodeBody(src diag.Source, what string, hb headerBlock, body []byte, line int) ([]byte, bool) {
-	declaredBase64 := false
+// It returns the body and the name of every encoding undone, innermost
+// first ("" when the body was used as written).
+func (s *mimeSplitter) decodeBody(src diag.Source, what string, hb headerBlock, body []byte, line int) ([]byte, string, bool) {
+	declared := ""
 	if cte := hb.get("content-transfer-encoding"); cte != nil {
 		var err error
 		switch strings.ToLower(cte.value) {
 		case "", "7bit", "8bit", "binary":
 		case "base64":
-			declaredBase64 = true
+			declared = encodingBase64
 			body, err = decodeBase64Body(body)
 		case "quoted-printable":
+			declared = encodingQuotedPrintable
 			body, err = io.ReadAll(quotedprintable.NewReader(bytes.NewReader(body)))
 		default:
 			s.warnf(src, cte.line, "%s: unknown Content-Transfer-Encoding %q at line %d; body read as is", what, cte.value, cte.line)
 		}
 		if err != nil {
 			s.errorf(src, line, "%s: Content-Transfer-Encoding %s (line %d), but the body starting at line %d does not decode: %v", what, cte.value, cte.line, line, err)
-			return nil, false
+			return nil, "", false
 		}
 	}
-	out, err := undoTransport(body, !declaredBase64)
+	out, undone, err := undoTransport(body, declared != encodingBase64)
 	if err != nil {
 		s.errorf(src, line, "%s (body at line %d): %v", what, line, err)
-		return nil, false
+		return nil, "", false
 	}
-	return out, true
+	return out, wrappedIn(undone, declared), true
 }
 
 // partHeaderFault reports part headers that are not ended by a blank line.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -34,8 +35,10 @@ type Reader struct {
 // splits it into documents. A file is split as one payload (it may be
 // MIME); a directory contributes its regular *.yaml, *.yml and *.json
 // entries (case-insensitive, not recursive) in lexical order, each with its
-// own file:// URI. Missing user data and an empty directory give zero
-// documents. Content problems are returned in the diag.List; I/O failures
+// own file:// URI. Missing user data, an empty directory and a missing
+// directory named with a trailing slash (file:///etc/eks/nodeadm.d/) give
+// zero documents; a missing path without the slash is an error wrapping
+// fs.ErrNotExist, so a mistyped file name is not silently ignored. Content problems are returned in the diag.List; I/O failures
 // and bad URIs (wrapping ErrUnsupportedScheme or ErrInvalidURI) as error.
 func (r Reader) Read(ctx context.Context, uri string) ([]Document, diag.List, error) {
 	scheme, p, err := ParseURI(uri)
@@ -67,6 +70,9 @@ func (r Reader) readIMDS(ctx context.Context, uri string) ([]Document, diag.List
 func (r Reader) readFileSource(ctx context.Context, uri, p string) ([]Document, diag.List, error) {
 	full := r.hostPath(p)
 	info, err := os.Stat(full)
+	if errors.Is(err, fs.ErrNotExist) && namesDirectory(uri) {
+		return nil, nil, nil
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", uri, err)
 	}
@@ -91,6 +97,13 @@ func (r Reader) readFileSource(ctx context.Context, uri, p string) ([]Document, 
 		probs = append(probs, pr...)
 	}
 	return docs, probs, nil
+}
+
+// namesDirectory reports whether a file URI ends with "/", i.e. names a
+// drop-in directory, which may be missing, rather than one file, which
+// must exist.
+func namesDirectory(uri string) bool {
+	return strings.HasSuffix(uri, "/")
 }
 
 // hostPath places the URI path p under the root. p has no ".." segments

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"syscall"
 	"testing"
 )
 
@@ -94,6 +95,8 @@ func TestReaderFiles(t *testing.T) {
 		},
 		{name: "single file", uri: "file:///etc/eks/nodeadm.d/10-a.yaml", want: []sourceView{{URI: "file:///etc/eks/nodeadm.d/10-a.yaml", Format: FormatNodeConfig}}},
 		{name: "directory without config files", uri: "file:///etc/empty.d/"},
+		{name: "missing drop-in directory named with a trailing slash", uri: "file:///etc/eks/missing.d/"},
+		{name: "missing parent of a directory named with a trailing slash", uri: "file:///opt/none/nodeadm.d/"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,6 +131,8 @@ func TestReaderFileErrors(t *testing.T) {
 		wantErr error
 	}{
 		{name: "missing file", uri: "file:///etc/eks/missing.yaml", wantErr: fs.ErrNotExist},
+		{name: "missing directory without a trailing slash", uri: "file:///etc/eks/missing.d", wantErr: fs.ErrNotExist},
+		{name: "trailing slash below a regular file", uri: "file:///etc/eks/user-data.mime/nodeadm.d/", wantErr: syscall.ENOTDIR},
 		{name: "escape with dot-dot", uri: "file:///../../" + filepath.ToSlash(outside) + "/secret.yaml", wantErr: ErrInvalidURI},
 		{name: "absolute path stays under the root", uri: "file://" + filepath.ToSlash(outside) + "/secret.yaml", wantErr: fs.ErrNotExist},
 		{name: "unsupported scheme", uri: "https://example.com/x.yaml", wantErr: ErrUnsupportedScheme},

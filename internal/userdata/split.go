@@ -18,19 +18,25 @@ import (
 // other payload is one document classified by how it starts.
 //
 // Source.Line of every document and Position.Line of every problem count
-// lines of the payload after whole-payload base64/gzip decoding. Documents'
-// Data may share memory with data. An empty or white-space-only payload
-// gives no documents and no problems.
+// lines of the payload after whole-payload base64/gzip decoding; when that
+// decoding happened, every Source carries it in Decoded. A MIME part whose
+// body was itself decoded (Content-Transfer-Encoding, sniffed base64, gzip)
+// becomes a document with Source.Line 1 and Source.Decoded naming the part's
+// encoding: decoders then count lines in the part's decoded text, as no line
+// of the raw payload corresponds to them. Documents' Data may share memory
+// with data. An empty or white-space-only payload gives no documents and no
+// problems.
 func Split(src diag.Source, data []byte) ([]Document, diag.List) {
 	if isBlank(data) {
 		return nil, nil
 	}
-	payload, err := undoTransport(data, true)
+	payload, undone, err := undoTransport(data, true)
 	if err != nil {
 		var probs diag.List
 		probs.Errorf(src, "", diag.Position{}, "user data: %v", err)
 		return nil, probs
 	}
+	src.Decoded = undone
 	payload = bytes.TrimPrefix(payload, utf8BOM)
 	if isBlank(payload) {
 		return nil, nil

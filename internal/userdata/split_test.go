@@ -55,10 +55,10 @@ func TestSplitMIME(t *testing.T) {
 		want []docView
 	}{
 		{name: "two NodeConfig parts and a shell part", data: threePartMIME, want: threePartDocs},
-		{name: "base64 of the whole payload", data: b64(threePartMIME), want: threePartDocs},
-		{name: "base64 wrapped at 76 columns with trailing newlines", data: wrap76(b64(threePartMIME)) + "\n\n", want: threePartDocs},
-		{name: "gzip", data: gzipBytes(t, threePartMIME), want: threePartDocs},
-		{name: "gzip then base64", data: b64(gzipBytes(t, threePartMIME)), want: threePartDocs},
+		{name: "base64 of the whole payload", data: b64(threePartMIME), want: decodedAs("base64", threePartDocs)},
+		{name: "base64 wrapped at 76 columns with trailing newlines", data: wrap76(b64(threePartMIME)) + "\n\n", want: decodedAs("base64", threePartDocs)},
+		{name: "gzip", data: gzipBytes(t, threePartMIME), want: decodedAs("gzip", threePartDocs)},
+		{name: "gzip then base64", data: b64(gzipBytes(t, threePartMIME)), want: decodedAs("gzip+base64", threePartDocs)},
 		{
 			name: "CRLF line endings",
 			data: strings.ReplaceAll(threePartMIME, "\n", "\r\n"),
@@ -116,11 +116,11 @@ func TestSplitMIME(t *testing.T) {
 				`--b`, `Content-Type: application/node.eks.aws`, ``, b64(gzipBytes(t, nodeConfigB)),
 				`--b--`),
 			want: []docView{
-				{Part: 1, Line: 8, ContentType: "application/node.eks.aws", Format: FormatNodeConfig, Data: nodeConfigA},
-				{Part: 2, Line: 14, ContentType: "text/x-shellscript", Format: FormatShell, Data: "#!/bin/bash\necho a=b\n"},
-				{Part: 3, Line: 19, ContentType: "application/node.eks.aws", Format: FormatNodeConfig, Data: nodeConfigB},
-				{Part: 4, Line: 24, ContentType: "application/node.eks.aws", Format: FormatNodeConfig, Data: nodeConfigA},
-				{Part: 5, Line: 28, ContentType: "application/node.eks.aws", Format: FormatNodeConfig, Data: nodeConfigB},
+				{Part: 1, Line: 1, ContentType: "application/node.eks.aws", Decoded: "base64", Format: FormatNodeConfig, Data: nodeConfigA},
+				{Part: 2, Line: 1, ContentType: "text/x-shellscript", Decoded: "quoted-printable", Format: FormatShell, Data: "#!/bin/bash\necho a=b\n"},
+				{Part: 3, Line: 1, ContentType: "application/node.eks.aws", Decoded: "base64", Format: FormatNodeConfig, Data: nodeConfigB},
+				{Part: 4, Line: 1, ContentType: "application/node.eks.aws", Decoded: "gzip+base64", Format: FormatNodeConfig, Data: nodeConfigA},
+				{Part: 5, Line: 1, ContentType: "application/node.eks.aws", Decoded: "gzip+base64", Format: FormatNodeConfig, Data: nodeConfigB},
 			},
 		},
 		{
@@ -163,6 +163,7 @@ func TestSplitSingleDocument(t *testing.T) {
 		data     string
 		want     Format
 		wantData string // defaults to data
+		decoded  string // Source.Decoded
 	}{
 		{name: "YAML NodeConfig", data: nodeConfigA, want: FormatNodeConfig},
 		{name: "YAML with a leading comment", data: "# my node\n" + nodeConfigA, want: FormatNodeConfig},
@@ -185,10 +186,10 @@ func TestSplitSingleDocument(t *testing.T) {
 		{name: "YAML mentioning settings", data: "settings: {}\n[settings]\n", want: FormatNodeConfig},
 		{name: "short YAML word is not base64-decoded", data: "true\n", want: FormatNodeConfig},
 		{name: "base64-looking word decoding to a word is kept", data: "dGVzdA==", want: FormatNodeConfig},
-		{name: "base64 of a shell script", data: b64(shellScript) + "\n", want: FormatShell, wantData: shellScript},
-		{name: "base64 of YAML", data: b64(nodeConfigA), want: FormatNodeConfig, wantData: nodeConfigA},
-		{name: "gzip of TOML", data: gzipBytes(t, "[settings.kubernetes]\n"), want: FormatBottlerocket, wantData: "[settings.kubernetes]\n"},
-		{name: "base64 of gzip of shell", data: b64(gzipBytes(t, shellScript)), want: FormatShell, wantData: shellScript},
+		{name: "base64 of a shell script", data: b64(shellScript) + "\n", want: FormatShell, wantData: shellScript, decoded: "base64"},
+		{name: "base64 of YAML", data: b64(nodeConfigA), want: FormatNodeConfig, wantData: nodeConfigA, decoded: "base64"},
+		{name: "gzip of TOML", data: gzipBytes(t, "[settings.kubernetes]\n"), want: FormatBottlerocket, wantData: "[settings.kubernetes]\n", decoded: "gzip"},
+		{name: "base64 of gzip of shell", data: b64(gzipBytes(t, shellScript)), want: FormatShell, wantData: shellScript, decoded: "gzip+base64"},
 		{name: "byte order mark", data: "\ufeff" + nodeConfigA, want: FormatNodeConfig, wantData: nodeConfigA},
 		{name: "header-like line that is not MIME", data: "Subject: hi\n\nContent-Type: text/plain\n", want: FormatNodeConfig},
 		{name: "YAML with a content-type key after a nested block", data: "kind: NodeConfig\nspec:\n  a: b\n# c\ncontent-type: x\n", want: FormatNodeConfig},
@@ -203,7 +204,7 @@ func TestSplitSingleDocument(t *testing.T) {
 			if wantData == "" {
 				wantData = tc.data
 			}
-			want := []docView{{Part: 0, Line: 1, Format: tc.want, Data: wantData}}
+			want := []docView{{Part: 0, Line: 1, Decoded: tc.decoded, Format: tc.want, Data: wantData}}
 			if got := viewDocs(t, docs); !reflect.DeepEqual(got, want) {
 				t.Errorf("documents:\n got %+v\nwant %+v", got, want)
 			}

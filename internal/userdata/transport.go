@@ -16,19 +16,43 @@ const maxInflatedSize = 16 << 20
 
 var gzipMagic = []byte{0x1f, 0x8b}
 
+// Names of transport encodings, as diag.Source.Decoded carries them.
+const (
+	encodingBase64          = "base64"
+	encodingGzip            = "gzip"
+	encodingQuotedPrintable = "quoted-printable"
+)
+
 // undoTransport removes the encodings a payload (or a MIME part body) may be
 // wrapped in, in the order nodeadm applies them: first base64 when
 // sniffBase64 accepts it, then gzip when the bytes start with the gzip magic.
-func undoTransport(data []byte, detectBase64 bool) ([]byte, error) {
+// It returns the decoded bytes and the name of what was undone ("",
+// "base64", "gzip" or "gzip+base64").
+func undoTransport(data []byte, detectBase64 bool) ([]byte, string, error) {
+	undone := ""
 	if detectBase64 {
 		if dec, ok := sniffBase64(data); ok {
-			data = dec
+			data, undone = dec, encodingBase64
 		}
 	}
 	if bytes.HasPrefix(data, gzipMagic) {
-		return gunzip(data)
+		out, err := gunzip(data)
+		return out, wrappedIn(encodingGzip, undone), err
 	}
-	return data, nil
+	return data, undone, nil
+}
+
+// wrappedIn names content encoded as inner and then as outer, the way file
+// names stack suffixes: "gzip+base64" is gzip whose bytes were base64
+// encoded. Either may be empty.
+func wrappedIn(inner, outer string) string {
+	switch {
+	case inner == "":
+		return outer
+	case outer == "":
+		return inner
+	}
+	return inner + "+" + outer
 }
 
 // sniffBase64 decodes data when it is entirely standard base64 (padding

@@ -1,0 +1,87 @@
+package diag
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestSourceString(t *testing.T) {
+	tests := []struct {
+		name string
+		src  Source
+		want string
+	}{
+		{name: "file", src: Source{URI: "file:///x.yaml", Line: 1}, want: "file:///x.yaml"},
+		{name: "part", src: Source{URI: "imds://user-data", Part: 2, ContentType: "application/node.eks.aws"}, want: "imds://user-data part 2 (application/node.eks.aws)"},
+		{name: "part without content type", src: Source{URI: "imds://user-data", Part: 2}, want: "imds://user-data part 2"},
+		{name: "decoded part", src: Source{URI: "imds://user-data", Part: 2, ContentType: "application/node.eks.aws", Decoded: "base64"}, want: "imds://user-data part 2 (application/node.eks.aws, base64-decoded)"},
+		{name: "decoded part without content type", src: Source{URI: "imds://user-data", Part: 3, Decoded: "quoted-printable"}, want: "imds://user-data part 3 (quoted-printable-decoded)"},
+		{name: "decoded payload", src: Source{URI: "imds://user-data", Decoded: "gzip+base64"}, want: "imds://user-data (gzip+base64-decoded)"},
+		{name: "content type without part is not shown", src: Source{URI: "imds://user-data", ContentType: "text/x-shellscript"}, want: "imds://user-data"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.src.String(); got != tc.want {
+				t.Errorf("String() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestProblemString(t *testing.T) {
+	tests := []struct {
+		name string
+		p    Problem
+		want string
+	}{
+		{
+			name: "plain part",
+			p:    Problem{Severity: SeverityError, Source: Source{URI: "imds://user-data", Part: 2, ContentType: "application/node.eks.aws"}, Field: "spec.cluster.cidr", Position: Position{Line: 7, Column: 5}, Message: "bad"},
+			want: "error: imds://user-data part 2 (application/node.eks.aws) line 7:5: spec.cluster.cidr: bad",
+		},
+		{
+			name: "decoded part",
+			p:    Problem{Severity: SeverityError, Source: Source{URI: "imds://user-data", Part: 2, ContentType: "application/node.eks.aws", Decoded: "base64"}, Field: "spec.cluster.cidr", Position: Position{Line: 5, Column: 7}, Message: "bad"},
+			want: "error: imds://user-data part 2 (application/node.eks.aws, base64-decoded) line 5:7: spec.cluster.cidr: bad",
+		},
+		{
+			name: "decoded payload without position",
+			p:    Problem{Severity: SeverityWarning, Source: Source{URI: "file:///x", Decoded: "gzip"}, Message: "odd"},
+			want: "warning: file:///x (gzip-decoded): odd",
+		},
+		{
+			name: "no source",
+			p:    Problem{Severity: SeverityError, Message: "broken"},
+			want: "error: broken",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.p.String(); got != tc.want {
+				t.Errorf("String() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSourceJSON(t *testing.T) {
+	tests := []struct {
+		name string
+		src  Source
+		want string
+	}{
+		{name: "plain", src: Source{URI: "file:///x", Line: 3}, want: `{"uri":"file:///x","line":3}`},
+		{name: "decoded", src: Source{URI: "imds://user-data", Part: 1, Line: 1, Decoded: "base64"}, want: `{"uri":"imds://user-data","part":1,"line":1,"decoded":"base64"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := json.Marshal(tc.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Errorf("json = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
