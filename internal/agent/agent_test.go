@@ -153,3 +153,52 @@ func TestRunPhaseRestartsInOrder(t *testing.T) {
 		t.Fatalf("calls = %s\nwant  %s", got, want)
 	}
 }
+
+// TestTwoPhaseBootLoadsDropInsInTheConfigPhase runs the packaged flow:
+// nodeboot-config (--skip run) then nodeboot-run (--skip config) with the
+// cache. systemd must reload the drop-ins when they are written, not in a
+// run phase that finds nothing changed.
+func TestTwoPhaseBootLoadsDropInsInTheConfigPhase(t *testing.T) {
+	root := t.TempDir()
+	a, _, _ := newTestAgent(t, root, readCase(t, "containerd-user-toml-env-dns"), loadCase(t, "testdata/cases/minimal"))
+	rec := &recorder{}
+	a.Services = rec.manager
+	o := initOpts()
+	o.CachePath = "/run/eks/nodeadm/config.json"
+	if err := a.Init(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(rec.r.Calls, ","); got != "daemon-reload,restart systemd-resolved.service" {
+		t.Fatalf("config phase calls = %s", got)
+	}
+	rec.r.Calls = nil
+	o.SkipConfig, o.SkipRun = true, false
+	if err := a.Init(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(rec.r.Calls, ","); got != "restart containerd.service,restart kubelet.service" {
+		t.Fatalf("run phase calls = %s", got)
+	}
+}
+
+func TestRemovedSettingsRemoveTheirFiles(t *testing.T) {
+	root := t.TempDir()
+	a, md, _ := newTestAgent(t, root, readCase(t, "containerd-user-toml-env-dns"), loadCase(t, "testdata/cases/minimal"))
+	if err := a.Init(context.Background(), initOpts()); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"etc/systemd/system.conf.d/environment.conf", "run/systemd/resolved.conf.d/40-eks.conf"} {
+		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+			t.Fatalf("%s not written: %v", p, err)
+		}
+	}
+	md.userData = readCase(t, "minimal")
+	if err := a.Init(context.Background(), initOpts()); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"etc/systemd/system.conf.d/environment.conf", "run/systemd/resolved.conf.d/40-eks.conf"} {
+		if _, err := os.Stat(filepath.Join(root, p)); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s kept after its setting was removed: %v", p, err)
+		}
+	}
+}

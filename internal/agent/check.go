@@ -36,18 +36,42 @@ func (a *Agent) Check(ctx context.Context, sources []string) (CheckReport, error
 		return CheckReport{}, err
 	}
 	rep := CheckReport{Documents: in.DocumentInfos(), Problems: in.Problems}
+	decodeErrors := in.Problems.HasErrors()
 	spec, problems, err := in.Merged()
 	switch {
-	case errors.Is(err, ErrNoConfig) && !in.Problems.HasErrors():
-		rep.Problems.Errorf(diag.Source{}, "", diag.Position{}, "%v in %s", err, strings.Join(sources, ", "))
-	case err != nil && !errors.Is(err, ErrNoConfig):
-		return CheckReport{}, err
-	case !in.Problems.HasErrors():
-		rep.Problems = append(rep.Problems, problems...)
-		rep.Discover = validate.DiscoveryNeeded(spec)
+	case errors.Is(err, ErrNoConfig):
+		if !decodeErrors {
+			rep.Problems.Errorf(diag.Source{}, "", diag.Position{}, "%v in %s", err, strings.Join(sources, ", "))
+		}
+	case err != nil:
+		// Documents already in error may not merge; their problems say why.
+		if !decodeErrors {
+			rep.Problems.Errorf(diag.Source{URI: "merged configuration"}, "", diag.Position{}, "%v", err)
+		}
+	default:
+		rep.Problems = append(rep.Problems, newFields(rep.Problems, problems)...)
+		if !decodeErrors {
+			rep.Discover = validate.DiscoveryNeeded(spec)
+		}
 	}
 	rep.Valid = !rep.Problems.HasErrors()
 	return rep, nil
+}
+
+// newFields drops merged-config problems about fields already reported, so
+// every problem is reported once even when some documents are in error.
+func newFields(have, merged diag.List) diag.List {
+	seen := map[string]bool{}
+	for _, p := range have {
+		seen[p.Field] = true
+	}
+	var out diag.List
+	for _, p := range merged {
+		if !seen[p.Field] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // DocumentInfos says, for every document found, what it was read as and

@@ -38,7 +38,7 @@ func (a *Agent) Enrich(ctx context.Context, spec hub.Spec, f *facts) (hub.NodeCo
 		SandboxImage:      DefaultSandboxImage,
 		Hardware:          f.hardware,
 	}}
-	cloud := &lazyCloud{factory: a.Cloud, region: f.instance.Region}
+	cloud := &lazyCloud{factory: a.Cloud, instance: f.instance}
 	// The three lookups run in parallel, each on its own copy of cfg (maps
 	// and slices are only read), and each owns the fields it copies back.
 	var wg sync.WaitGroup
@@ -128,8 +128,17 @@ func discoverBootstrapCA(ctx context.Context, spec *hub.Spec) error {
 	return nil
 }
 
-// applyClusterInfo fills only what the user left empty.
+// applyClusterInfo fills only what the user left empty. Like bootstrap.sh,
+// a local cluster on Outposts (an outpost ARN in the answer) turns Outposts
+// mode on unless the user said otherwise, and supplies the cluster id.
 func applyClusterInfo(c *hub.Cluster, info ClusterInfo) {
+	if c.ID == "" {
+		c.ID = info.ID
+	}
+	if c.EnableOutpost == nil && info.OutpostARN != "" {
+		on := true
+		c.EnableOutpost = &on
+	}
 	if c.APIServerEndpoint == "" {
 		c.APIServerEndpoint = info.Endpoint
 	}
@@ -238,11 +247,11 @@ func isIPv6(c hub.Cluster) bool {
 
 // lazyCloud creates the AWS client once, on first use.
 type lazyCloud struct {
-	factory CloudFactory
-	region  string
-	once    sync.Once
-	cloud   Cloud
-	err     error
+	factory  CloudFactory
+	instance hub.InstanceStatus
+	once     sync.Once
+	cloud    Cloud
+	err      error
 }
 
 func (l *lazyCloud) get(ctx context.Context) (Cloud, error) {
@@ -251,7 +260,7 @@ func (l *lazyCloud) get(ctx context.Context) (Cloud, error) {
 			l.err = ErrNoCloud
 			return
 		}
-		l.cloud, l.err = l.factory(ctx, l.region)
+		l.cloud, l.err = l.factory(ctx, l.instance)
 	})
 	return l.cloud, l.err
 }

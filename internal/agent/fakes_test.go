@@ -95,7 +95,7 @@ func (c *fakeCloud) DescribeCluster(context.Context, string) (ClusterInfo, error
 }
 
 func (c *fakeCloud) factory() CloudFactory {
-	return func(context.Context, string) (Cloud, error) { return c, nil }
+	return func(context.Context, hub.InstanceStatus) (Cloud, error) { return c, nil }
 }
 
 // hostTree writes the sysfs/procfs and version files a node has.

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -42,5 +43,68 @@ func TestM5LargeMatchesDocumentedFormulas(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKubeReservedFollowsTheEffectiveMaxPods sizes kube-reserved memory for
+// the pod count the kubelet really runs with (11 × pods + 255 Mi).
+func TestKubeReservedFollowsTheEffectiveMaxPods(t *testing.T) {
+	ca := base64.StdEncoding.EncodeToString(testCA(t))
+	args := "--b64-cluster-ca " + ca + " --apiserver-endpoint https://x.gr7.us-west-2.eks.amazonaws.com --dns-cluster-ip 10.100.0.10"
+	for _, tc := range []struct {
+		name, script string
+		maxPods      int // 0: not written
+		memory       string
+	}{
+		{"use-max-pods false: kubelet default 110", "/etc/eks/bootstrap.sh c " + args + " --use-max-pods false", 0, "1465Mi"},
+		{"use-max-pods false with --max-pods", "/etc/eks/bootstrap.sh c " + args + " --use-max-pods false --kubelet-extra-args '--max-pods=29'", 29, "574Mi"},
+		{"computed", "/etc/eks/bootstrap.sh c " + args, 29, "574Mi"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			a, _, _ := newTestAgent(t, root, []byte("#!/bin/bash\n"+tc.script+"\n"), loadCase(t, "testdata/cases/minimal"))
+			if err := a.Init(context.Background(), initOpts()); err != nil {
+				t.Fatal(err)
+			}
+			var cfg struct {
+				MaxPods      int               `json:"maxPods"`
+				KubeReserved map[string]string `json:"kubeReserved"`
+			}
+			for _, p := range []string{"etc/kubernetes/kubelet/config.json", "etc/kubernetes/kubelet/config.json.d/40-nodeadm.conf"} {
+				if b, err := os.ReadFile(filepath.Join(root, p)); err == nil {
+					if err := json.Unmarshal(b, &cfg); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if cfg.MaxPods != tc.maxPods || cfg.KubeReserved["memory"] != tc.memory {
+				t.Fatalf("maxPods %d, kubeReserved.memory %s; want %d, %s", cfg.MaxPods, cfg.KubeReserved["memory"], tc.maxPods, tc.memory)
+			}
+		})
+	}
+}
+
+func TestNodeConfigFlagMaxPodsCounts(t *testing.T) {
+	data := append(readCase(t, "minimal"), []byte("  kubelet:\n    flags: [\"--max-pods=58\"]\n")...)
+	root := t.TempDir()
+	a, _, cloud := newTestAgent(t, root, data, loadCase(t, "testdata/cases/minimal"))
+	if err := a.Init(context.Background(), initOpts()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "etc/kubernetes/kubelet/config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		KubeReserved map[string]string `json:"kubeReserved"`
+	}
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.KubeReserved["memory"] != "893Mi" {
+		t.Fatalf("kubeReserved.memory = %s, want 893Mi (11 × 58 + 255)", cfg.KubeReserved["memory"])
+	}
+	if cloud.calls["DescribeInstanceTypes"] != 0 {
+		t.Fatal("limits looked up although --max-pods fixes them")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/nodeboot/nodeboot/internal/apply"
@@ -43,14 +44,14 @@ func (a *Agent) Init(ctx context.Context, o InitOptions) error {
 		a.Log.Info("config changed since the config phase (new drop-ins?); configuring again")
 	}
 	if configure {
-		if err := a.configure(plan, res, o.CachePath); err != nil {
+		if err := a.configure(ctx, plan, res, o.CachePath); err != nil {
 			return err
 		}
 		a.Log.Info("files written", "maxPods", plan.MaxPods.MaxPods, "maxPodsSource", plan.MaxPods.Source,
 			"kubeReservedMemory", plan.Reserved.Memory, "duration", time.Since(start).Round(time.Microsecond))
 	}
 	if !o.SkipRun {
-		if err := a.run(ctx, plan, configure, o.Scope); err != nil {
+		if err := a.run(ctx, plan, o.Scope); err != nil {
 			return err
 		}
 	}
@@ -75,10 +76,13 @@ func (a *Agent) hostInputs() HostInputs {
 	return hi
 }
 
-func (a *Agent) configure(plan Plan, res Resolution, cachePath string) error {
+func (a *Agent) configure(ctx context.Context, plan Plan, res Resolution, cachePath string) error {
 	result, err := apply.Writer{Root: a.Root}.Apply(plan.Files, plan.Absent)
 	if err != nil {
 		return fmt.Errorf("write files: %w", err)
+	}
+	if err := a.systemActions(ctx, plan.Actions, result); err != nil {
+		return err
 	}
 	for _, p := range result.Written {
 		a.Log.Debug("wrote", "path", p)
@@ -92,8 +96,43 @@ func (a *Agent) configure(plan Plan, res Resolution, cachePath string) error {
 	return nil
 }
 
-// run performs the post-write actions and restarts the daemons in order.
-func (a *Agent) run(ctx context.Context, plan Plan, configured bool, scope Scope) error {
+// systemActions makes systemd pick up the drop-ins just written, in the
+// config phase itself (like nodeadm's aspects), so that a later run phase
+// started with --skip config finds them loaded. Nothing is done when no
+// such file changed, or when there is no service manager (--root other
+// than /, where the host's systemd is not the target's).
+func (a *Agent) systemActions(ctx context.Context, act system.Actions, written apply.Result) error {
+	if !written.Changed() {
+		return nil
+	}
+	for _, p := range written.Removed { // a removed drop-in must be unloaded too
+		act.DaemonReload = act.DaemonReload || strings.HasPrefix(p, "/etc/systemd/")
+		act.RestartResolved = act.RestartResolved || p == system.ResolvedDropInPath
+	}
+	if !act.DaemonReload && !act.RestartResolved {
+		return nil
+	}
+	if a.Services == nil {
+		a.Log.Warn("systemd drop-ins written but no service manager to reload them (not --root /)")
+		return nil
+	}
+	mgr, err := a.Services(ctx)
+	if err != nil {
+		return fmt.Errorf("reload systemd after writing drop-ins: %w", err)
+	}
+	if act.DaemonReload {
+		if err := mgr.DaemonReload(ctx); err != nil {
+			return err
+		}
+	}
+	if act.RestartResolved {
+		return mgr.Restart(ctx, "systemd-resolved.service")
+	}
+	return nil
+}
+
+// run restarts the daemons in order.
+func (a *Agent) run(ctx context.Context, plan Plan, scope Scope) error {
 	if a.Services == nil {
 		return ErrNoServiceManager
 	}
@@ -101,18 +140,8 @@ func (a *Agent) run(ctx context.Context, plan Plan, configured bool, scope Scope
 	if err != nil {
 		return fmt.Errorf("run phase: %w", err)
 	}
-	if configured && plan.Actions.DaemonReload {
-		if err := mgr.DaemonReload(ctx); err != nil {
-			return err
-		}
-	}
 	if ls := plan.LocalStorage; ls != "" {
 		a.Log.Warn("instance.localStorage is validated but not set up by this version; disks are left as they are", "strategy", ls)
-	}
-	if configured && plan.Actions.RestartResolved {
-		if err := mgr.Restart(ctx, "systemd-resolved.service"); err != nil {
-			return err
-		}
 	}
 	for _, d := range []struct {
 		on   bool

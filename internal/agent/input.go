@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/internal/aws/imds"
 	"github.com/nodeboot/nodeboot/internal/decode"
 	"github.com/nodeboot/nodeboot/internal/diag"
@@ -25,6 +26,8 @@ type Fragment struct {
 	Spec      hub.Spec
 	Source    diag.Source
 	Positions diag.Positions
+	// APIVersion is the NodeConfig apiVersion, empty for other formats.
+	APIVersion string
 }
 
 // Input is everything read from the config sources.
@@ -63,7 +66,7 @@ func DecodeDocument(doc userdata.Document) ([]Fragment, diag.List) {
 		decoded, problems := decode.NodeConfig(doc)
 		frags := make([]Fragment, 0, len(decoded))
 		for _, d := range decoded {
-			frags = append(frags, Fragment{Spec: d.Spec, Source: d.Source, Positions: d.Positions})
+			frags = append(frags, Fragment{Spec: d.Spec, Source: d.Source, Positions: d.Positions, APIVersion: d.APIVersion})
 		}
 		return frags, problems
 	default:
@@ -85,7 +88,18 @@ func (in Input) Merged() (hub.Spec, diag.List, error) {
 	if err != nil {
 		return hub.Spec{}, nil, fmt.Errorf("merge: %w", err)
 	}
-	return spec, in.attribute(validate.Merged(spec)), nil
+	return spec, in.attribute(validate.Merged(spec, validate.Options{NodeadmStrict: in.nodeadmOnly()})), nil
+}
+
+// nodeadmOnly reports whether every fragment is a node.eks.aws document:
+// such a config must be complete the way nodeadm requires, not discovered.
+func (in Input) nodeadmOnly() bool {
+	for _, f := range in.Fragments {
+		if f.APIVersion != v1alpha1.APIVersion {
+			return false
+		}
+	}
+	return len(in.Fragments) > 0
 }
 
 // attribute places each merged-config error in the last document that set

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/nodeboot/nodeboot/internal/eni"
 	"github.com/nodeboot/nodeboot/internal/host"
@@ -51,11 +52,12 @@ func MakePlan(cfg hub.NodeConfig, hi HostInputs, scope Scope) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	reserved := maxpods.KubeReserved(cfg.Status.Hardware.CPUs, cfg.Status.Hardware.MemoryMiB, mp.MaxPods)
+	reserved := maxpods.KubeReserved(cfg.Status.Hardware.CPUs, cfg.Status.Hardware.MemoryMiB, effectiveMaxPods(cfg.Spec, mp))
 	p := Plan{MaxPods: mp, Reserved: reserved, LocalStorage: cfg.Spec.Instance.LocalStorage.Strategy}
 	var files []render.File
 	files, p.Actions = system.Render(cfg)
 	p.Files = append(p.Files, files...)
+	p.Absent = absent([]string{system.ManagerEnvironmentPath, system.ResolvedDropInPath}, files)
 	if hosts, ok := pinnedHosts(cfg, hi.EtcHosts); ok {
 		p.Files = append(p.Files, hosts)
 	}
@@ -65,6 +67,7 @@ func MakePlan(cfg hub.NodeConfig, hi HostInputs, scope Scope) (Plan, error) {
 			return Plan{}, fmt.Errorf("containerd config: %w", err)
 		}
 		p.Files = append(p.Files, files...)
+		p.Absent = append(p.Absent, absent([]string{containerd.SOCIConfigPath, containerd.SOCIDropInPath}, files)...)
 		if containerd.FastImagePullEnabled(cfg) {
 			p.Actions.DaemonReload = true
 		}
@@ -80,7 +83,7 @@ func MakePlan(cfg hub.NodeConfig, hi HostInputs, scope Scope) (Plan, error) {
 			return Plan{}, fmt.Errorf("kubelet config: %w", err)
 		}
 		p.Files = append(p.Files, files...)
-		p.Absent = absent(kubelet.ManagedPaths(), files)
+		p.Absent = append(p.Absent, absent(kubelet.ManagedPaths(), files)...)
 	}
 	return p, nil
 }
@@ -145,8 +148,30 @@ func policy(p hub.MaxPodsPolicy) maxpods.Policy {
 	return maxpods.Policy{PrefixDelegation: is(p.PrefixDelegation), CustomNetworking: is(p.CustomNetworking), Cap: is(p.Cap), MaxENIs: p.MaxENIs}
 }
 
-// userMaxPods returns kubelet.config.maxPods when the user set it.
+// effectiveMaxPods is the pod count the kubelet will really run with, which
+// kube-reserved must be sized for: the user's value, else the computed one
+// when it is written, else the kubelet's default of 110 (bootstrap.sh
+// --use-max-pods false without --max-pods).
+func effectiveMaxPods(spec hub.Spec, res maxpods.Result) int32 {
+	if _, user := userMaxPods(spec); user {
+		return res.MaxPods
+	}
+	if spec.MaxPods.Set != nil && !*spec.MaxPods.Set {
+		return maxpods.DefaultMaxPods
+	}
+	return res.MaxPods
+}
+
+// userMaxPods returns the max pods the user fixed: a --max-pods kubelet
+// flag (flags override the config file, the last one wins), else
+// kubelet.config.maxPods.
 func userMaxPods(spec hub.Spec) (int32, bool) {
+	if v := userFlag(spec.Kubelet.Flags, "max-pods"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err == nil && n > 0 {
+			return int32(n), true
+		}
+	}
 	raw, ok := spec.Kubelet.Config["maxPods"]
 	if !ok {
 		return 0, false

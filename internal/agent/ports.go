@@ -22,9 +22,10 @@ type Cloud interface {
 	DescribeCluster(ctx context.Context, name string) (ClusterInfo, error)
 }
 
-// CloudFactory builds a Cloud for a region; it is called only when an API
-// call is actually needed, so a complete config never loads the SDK config.
-type CloudFactory func(ctx context.Context, region string) (Cloud, error)
+// CloudFactory builds a Cloud for the instance (its region; its identity
+// keys node-local caches); it is called only when an API call is actually
+// needed, so a complete config never loads the SDK config.
+type CloudFactory func(ctx context.Context, instance hub.InstanceStatus) (Cloud, error)
 
 // ClusterInfo is what eks:DescribeCluster tells about a cluster.
 type ClusterInfo struct {
@@ -33,4 +34,8 @@ type ClusterInfo struct {
 	ServiceIPv4CIDR string `json:"serviceIPv4CIDR,omitempty"`
 	ServiceIPv6CIDR string `json:"serviceIPv6CIDR,omitempty"`
 	IPFamily        string `json:"ipFamily,omitempty"`
+	// ID is the cluster id (local clusters on Outposts).
+	ID string `json:"id,omitempty"`
+	// OutpostARN is set for local clusters on Outposts.
+	OutpostARN string `json:"outpostARN,omitempty"`
 }

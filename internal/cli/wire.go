@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
+	"time"
 
 	"github.com/nodeboot/nodeboot/internal/agent"
 	"github.com/nodeboot/nodeboot/internal/aws/awsconfig"
@@ -27,7 +29,7 @@ func newAgent(inv Invocation, env Env, log *slog.Logger) *agent.Agent {
 		Root:     inv.Root,
 		Metadata: imds.New(imds.Options{}),
 		Cloud:    cloudFactory(log, inv.Root),
-		Services: func(ctx context.Context) (service.Manager, error) { return service.NewSystemd(ctx) },
+		Services: services(inv.Root),
 		Probe:    host.Probe{Root: inv.Root, Run: host.ExecRunner{}},
 		Setenv:   env.Setenv,
 		// nodeadm honours the same variable.
@@ -35,20 +37,32 @@ func newAgent(inv Invocation, env Env, log *slog.Logger) *agent.Agent {
 	}
 }
 
+// services returns the systemd manager; with --root other than / the host's
+// systemd is not the target's, so there is none.
+func services(root string) func(context.Context) (service.Manager, error) {
+	if filepath.Clean(root) != "/" {
+		return nil
+	}
+	return func(ctx context.Context) (service.Manager, error) { return service.NewSystemd(ctx) }
+}
+
 func cloudFactory(log *slog.Logger, root string) agent.CloudFactory {
-	return func(ctx context.Context, region string) (agent.Cloud, error) {
-		cfg, err := awsconfig.Load(ctx, awsconfig.Options{Region: region, Logger: log})
+	return func(ctx context.Context, inst hub.InstanceStatus) (agent.Cloud, error) {
+		cfg, err := awsconfig.Load(ctx, awsconfig.Options{Region: inst.Region, Logger: log})
 		if err != nil {
 			return nil, err
 		}
-		return awsCloud{
-			ec2:   ec2.New(cfg, ec2.NameWait{}),
-			eks:   eks.New(cfg),
-			cache: eks.NewCache(root),
-			log:   log,
-		}, nil
+		cache := eks.NewCache(root)
+		// Reused across reboots of this instance for a day; never by another
+		// instance (an AMI baked from a node that had joined).
+		cache.Owner = inst.Region + "/" + inst.ID
+		cache.MaxAge = discoveryCacheMaxAge
+		return awsCloud{ec2: ec2.New(cfg, ec2.NameWait{}), eks: eks.New(cfg), cache: cache, log: log}, nil
 	}
 }
+
+// discoveryCacheMaxAge bounds how long a DescribeCluster answer is reused.
+const discoveryCacheMaxAge = 24 * time.Hour
 
 // awsCloud adapts the EC2 and EKS clients to agent.Cloud.
 type awsCloud struct {
@@ -85,5 +99,7 @@ func (c awsCloud) DescribeCluster(ctx context.Context, name string) (agent.Clust
 		ServiceIPv4CIDR: info.ServiceIPv4CIDR,
 		ServiceIPv6CIDR: info.ServiceIPv6CIDR,
 		IPFamily:        info.IPFamily,
+		ID:              info.ID,
+		OutpostARN:      info.OutpostARN,
 	}, nil
 }

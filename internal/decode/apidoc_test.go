@@ -24,7 +24,7 @@ func TestAPIDocExample(t *testing.T) {
 	if len(problems) != 0 || len(docs) != 1 {
 		t.Fatalf("got %d documents and problems:\n%s", len(docs), renderProblems(problems))
 	}
-	if errs := validate.Merged(docs[0].Spec); len(errs) != 0 {
+	if errs := validate.Merged(docs[0].Spec, validate.Options{}); len(errs) != 0 {
 		t.Errorf("Merged: %v", errs)
 	}
 	if got := validate.DiscoveryNeeded(docs[0].Spec); len(got) != 1 || got[0] != "spec.cluster.certificateAuthority" {

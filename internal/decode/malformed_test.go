@@ -77,7 +77,7 @@ func TestValidCorpus(t *testing.T) {
 			if len(problems) != 0 || len(docs) != 1 {
 				t.Fatalf("got %d documents and problems:\n%s", len(docs), renderProblems(problems))
 			}
-			if errs := validate.Merged(docs[0].Spec); len(errs) != 0 {
+			if errs := validate.Merged(docs[0].Spec, validate.Options{}); len(errs) != 0 {
 				t.Errorf("Merged: %v", errs)
 			}
 		})

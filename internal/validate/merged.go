@@ -8,25 +8,36 @@ import (
 	"github.com/nodeboot/nodeboot/internal/hub"
 )
 
+// Options tunes Merged.
+type Options struct {
+	// NodeadmStrict requires what nodeadm requires (apiServerEndpoint,
+	// certificateAuthority, cidr, and id for Outposts) instead of
+	// discovering it: the config came only from node.eks.aws/v1alpha1
+	// documents, which must mean what they mean to nodeadm.
+	NodeadmStrict bool
+}
+
 // Merged checks the spec obtained by merging every source: what the node
 // cannot join without, and rules across fields that may come from
 // different documents. It does not repeat Spec's format checks.
 //
-// spec.cluster.name is always required. apiServerEndpoint,
-// certificateAuthority and cidr are required only when they cannot be
-// discovered, that is when the name is missing too; otherwise
-// DiscoveryNeeded lists them for the caller to fetch with
-// eks:DescribeCluster.
-func Merged(spec hub.Spec) field.ErrorList {
+// spec.cluster.name is always required. With NodeadmStrict, endpoint, CA
+// and CIDR are required too. Otherwise they are required only when they
+// cannot be discovered, that is when the name is missing; DiscoveryNeeded
+// lists what the caller must fetch with eks:DescribeCluster.
+func Merged(spec hub.Spec, opts Options) field.ErrorList {
 	cluster := specPath.Child("cluster")
 	var errs field.ErrorList
-	if spec.Cluster.Name == "" {
+	switch {
+	case opts.NodeadmStrict:
+		errs = append(errs, nodeadmRequired(spec, cluster)...)
+		errs = append(errs, outpostNeedsID(spec.Cluster, cluster)...)
+	case spec.Cluster.Name == "":
 		errs = append(errs, field.Required(cluster.Child("name"), "set it to the name of the EKS cluster to join"))
 		for _, p := range undiscovered(spec) {
 			errs = append(errs, field.Required(p, "set it, or set spec.cluster.name so that it can be looked up with eks:DescribeCluster"))
 		}
 	}
-	errs = append(errs, outpostNeedsID(spec.Cluster, cluster)...)
 	errs = append(errs, ipFamilyMatchesCIDR(spec.Cluster, cluster)...)
 	errs = append(errs, identityComplete(spec, specPath.Child("identity"))...)
 	return errs
@@ -50,19 +61,47 @@ func DiscoveryNeeded(spec hub.Spec) []string {
 	return out
 }
 
+// nodeadmRequired reports what nodeadm's validation requires.
+func nodeadmRequired(spec hub.Spec, cluster *field.Path) field.ErrorList {
+	const why = "node.eks.aws/v1alpha1 requires it (use apiVersion nodeboot.io/v1alpha1 to have it discovered with eks:DescribeCluster)"
+	var errs field.ErrorList
+	c := spec.Cluster
+	if c.Name == "" {
+		errs = append(errs, field.Required(cluster.Child("name"), "set it to the name of the EKS cluster to join"))
+	}
+	if c.APIServerEndpoint == "" {
+		errs = append(errs, field.Required(cluster.Child("apiServerEndpoint"), why))
+	}
+	if len(c.CertificateAuthority) == 0 {
+		errs = append(errs, field.Required(cluster.Child("certificateAuthority"), why))
+	}
+	if c.CIDR == "" {
+		errs = append(errs, field.Required(cluster.Child("cidr"), why))
+	}
+	return errs
+}
+
 // undiscovered returns the paths of the DescribeCluster-able fields that
-// are empty.
+// are empty and needed. As with AL2's bootstrap.sh, a missing endpoint or
+// CA triggers the lookup; a missing service CIDR alone does not (IPv4
+// cluster DNS then follows the VPC-CIDR rule) unless the cluster is IPv6;
+// an Outposts node without a cluster id looks it up too.
 func undiscovered(spec hub.Spec) []*field.Path {
 	cluster := specPath.Child("cluster")
+	c := spec.Cluster
 	var out []*field.Path
-	if spec.Cluster.APIServerEndpoint == "" {
+	if c.APIServerEndpoint == "" {
 		out = append(out, cluster.Child("apiServerEndpoint"))
 	}
-	if len(spec.Cluster.CertificateAuthority) == 0 && !caFromClusterInfo(spec.Identity) {
+	if len(c.CertificateAuthority) == 0 && !caFromClusterInfo(spec.Identity) {
 		out = append(out, cluster.Child("certificateAuthority"))
 	}
-	if spec.Cluster.CIDR == "" && !HasClusterDNS(spec) {
+	describing := len(out) > 0
+	if c.CIDR == "" && !HasClusterDNS(spec) && (describing || c.IPFamily == "ipv6") {
 		out = append(out, cluster.Child("cidr"))
+	}
+	if c.EnableOutpost != nil && *c.EnableOutpost && c.ID == "" {
+		out = append(out, cluster.Child("id"))
 	}
 	return out
 }

@@ -27,8 +27,7 @@ func TestMerged(t *testing.T) {
 		}},
 		{name: "name missing, rest given", spec: hub.Spec{Cluster: hub.Cluster{APIServerEndpoint: "https://x", CertificateAuthority: ca, CIDR: "10.100.0.0/16"}},
 			want: []wantError{{"spec.cluster.name", "Required value"}}},
-		{name: "outpost without id", spec: hub.Spec{Cluster: hub.Cluster{Name: "c", EnableOutpost: ptr(true)}},
-			want: []wantError{{"spec.cluster.id", "needed when enableOutpost is true"}}},
+		{name: "outpost without id is discovered", spec: hub.Spec{Cluster: hub.Cluster{Name: "c", EnableOutpost: ptr(true)}}},
 		{name: "ip family contradicts cidr", spec: hub.Spec{Cluster: hub.Cluster{Name: "c", CIDR: "fd00::/108", IPFamily: "ipv4"}},
 			want: []wantError{{"spec.cluster.ipFamily", `Invalid value: "ipv4": contradicts cidr fd00::/108, which is ipv6`}}},
 		{name: "ip family agrees", spec: hub.Spec{Cluster: hub.Cluster{Name: "c", CIDR: "fd00::/108", IPFamily: "ipv6"}}},
@@ -45,7 +44,30 @@ func TestMerged(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assertErrors(t, Merged(tc.spec), tc.want)
+			assertErrors(t, Merged(tc.spec, Options{}), tc.want)
+		})
+	}
+}
+
+func TestMergedNodeadmStrict(t *testing.T) {
+	ca := testCA(t)
+	tests := []struct {
+		name string
+		spec hub.Spec
+		want []wantError
+	}{
+		{name: "complete", spec: hub.Spec{Cluster: hub.Cluster{Name: "c", APIServerEndpoint: "https://x", CertificateAuthority: ca, CIDR: "10.100.0.0/16"}}},
+		{name: "name only is not enough for nodeadm", spec: hub.Spec{Cluster: hub.Cluster{Name: "c"}}, want: []wantError{
+			{"spec.cluster.apiServerEndpoint", "node.eks.aws/v1alpha1 requires it"},
+			{"spec.cluster.certificateAuthority", "node.eks.aws/v1alpha1 requires it"},
+			{"spec.cluster.cidr", "use apiVersion nodeboot.io/v1alpha1 to have it discovered"},
+		}},
+		{name: "outpost without id", spec: hub.Spec{Cluster: hub.Cluster{Name: "c", APIServerEndpoint: "https://x", CertificateAuthority: ca, CIDR: "10.100.0.0/16", EnableOutpost: ptr(true)}},
+			want: []wantError{{"spec.cluster.id", "needed when enableOutpost is true"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assertErrors(t, Merged(tc.spec, Options{NodeadmStrict: true}), tc.want)
 		})
 	}
 }
@@ -61,8 +83,11 @@ func TestDiscoveryNeeded(t *testing.T) {
 		{name: "no name, cannot discover", spec: hub.Spec{}},
 		{name: "name only", spec: hub.Spec{Cluster: hub.Cluster{Name: "c"}},
 			want: []string{"spec.cluster.apiServerEndpoint", "spec.cluster.certificateAuthority", "spec.cluster.cidr"}},
-		{name: "cidr missing", spec: hub.Spec{Cluster: hub.Cluster{Name: "c", APIServerEndpoint: "https://x", CertificateAuthority: []byte("x")}},
+		{name: "cidr missing alone: VPC rule, no lookup", spec: hub.Spec{Cluster: hub.Cluster{Name: "c", APIServerEndpoint: "https://x", CertificateAuthority: []byte("x")}}},
+		{name: "cidr missing on IPv6", spec: hub.Spec{Cluster: hub.Cluster{Name: "c", APIServerEndpoint: "https://x", CertificateAuthority: []byte("x"), IPFamily: "ipv6"}},
 			want: []string{"spec.cluster.cidr"}},
+		{name: "outpost id missing", spec: hub.Spec{Cluster: hub.Cluster{Name: "c", APIServerEndpoint: "https://x", CertificateAuthority: []byte("x"), CIDR: "10.0.0.0/16", EnableOutpost: ptr(true)}},
+			want: []string{"spec.cluster.id"}},
 		{name: "ca from cluster-info", spec: hub.Spec{Cluster: hub.Cluster{Name: "c"},
 			Identity: hub.Identity{Mode: "BootstrapToken", BootstrapToken: hub.BootstrapToken{CACertHashes: []string{hash}}}},
 			want: []string{"spec.cluster.apiServerEndpoint", "spec.cluster.cidr"}},

@@ -58,6 +58,10 @@ type Cache struct {
 	MaxAge time.Duration
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// Owner, when set, names the machine the entry belongs to (e.g.
+	// "<region>/<instance id>"); an entry saved by another owner — an AMI
+	// baked from a node that had joined — is not used.
+	Owner string
 }
 
 // NewCache returns a cache in DefaultCacheDir under root ("/" on a node).
@@ -68,6 +72,7 @@ func NewCache(root string) Cache {
 // cacheEntry is the file format.
 type cacheEntry struct {
 	SavedAt time.Time   `json:"savedAt"`
+	Owner   string      `json:"owner,omitempty"`
 	Cluster ClusterInfo `json:"cluster"`
 }
 
@@ -97,6 +102,9 @@ func (c Cache) Load(name string) (ClusterInfo, error) {
 	if e.Cluster.Name != name || e.Cluster.Endpoint == "" || len(e.Cluster.CA) == 0 {
 		return ClusterInfo{}, fmt.Errorf("%s: incomplete entry: %w", path, ErrNotCached)
 	}
+	if c.Owner != "" && e.Owner != c.Owner {
+		return ClusterInfo{}, fmt.Errorf("%s: saved by %q, not %q: %w", path, e.Owner, c.Owner, ErrNotCached)
+	}
 	if c.MaxAge > 0 && c.now().Sub(e.SavedAt) > c.MaxAge {
 		return ClusterInfo{}, fmt.Errorf("%s: saved %s, older than %s: %w", path, e.SavedAt.Format(time.RFC3339), c.MaxAge, ErrNotCached)
 	}
@@ -111,7 +119,7 @@ func (c Cache) Save(name string, info ClusterInfo) error {
 		return err
 	}
 	info.Name = name
-	data, err := json.MarshalIndent(cacheEntry{SavedAt: c.now().UTC(), Cluster: info}, "", "  ")
+	data, err := json.MarshalIndent(cacheEntry{SavedAt: c.now().UTC(), Owner: c.Owner, Cluster: info}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode cluster cache: %w", err)
 	}

@@ -226,3 +226,35 @@ func FuzzCacheLoad(f *testing.F) {
 		}
 	})
 }
+
+func TestCacheOwner(t *testing.T) {
+	tests := []struct {
+		name            string
+		savedBy, readBy string
+		wantHit         bool
+	}{
+		{name: "same instance", savedBy: "us-west-2/i-1", readBy: "us-west-2/i-1", wantHit: true},
+		{name: "AMI baked from another instance", savedBy: "us-west-2/i-1", readBy: "us-west-2/i-2", wantHit: false},
+		{name: "other region", savedBy: "us-west-2/i-1", readBy: "eu-west-1/i-1", wantHit: false},
+		{name: "owner not checked", savedBy: "us-west-2/i-1", readBy: "", wantHit: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			w := NewCache(dir)
+			w.Owner = tc.savedBy
+			if err := w.Save("prod", sampleInfo); err != nil {
+				t.Fatal(err)
+			}
+			r := NewCache(dir)
+			r.Owner = tc.readBy
+			_, err := r.Load("prod")
+			if hit := err == nil; hit != tc.wantHit {
+				t.Errorf("hit = %v (err %v), want %v", hit, err, tc.wantHit)
+			}
+			if err != nil && !errors.Is(err, ErrNotCached) {
+				t.Errorf("err = %v, want ErrNotCached", err)
+			}
+		})
+	}
+}
