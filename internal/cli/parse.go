@@ -84,6 +84,9 @@ func Parse(args []string) (Invocation, error) {
 	case "bootstrap-sh":
 		return parseBootstrapSh(args[1:])
 	case "version", "--version":
+		if len(args) > 1 {
+			return Invocation{}, fmt.Errorf("%w: version takes no arguments, got %q", ErrUsage, args[1:])
+		}
 		return Invocation{Command: CmdVersion}, nil
 	case "help", "-h", "--help":
 		return Invocation{Command: CmdHelp}, nil

@@ -49,6 +49,7 @@ func TestParse(t *testing.T) {
 			}
 		}},
 		{name: "no command", args: nil, wantErr: true},
+		{name: "version with an argument", args: []string{"version", "extra"}, wantErr: true},
 		{name: "unknown command", args: []string{"boot"}, wantErr: true},
 		{name: "bad skip", args: []string{"init", "--skip", "everything"}, wantErr: true},
 		{name: "bad daemon", args: []string{"init", "-d", "docker"}, wantErr: true},
