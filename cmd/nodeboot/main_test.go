@@ -149,6 +149,29 @@ func TestUsageExitCode(t *testing.T) {
 // and leave the root exactly as it was.
 func TestMalformedInputsWriteNothing(t *testing.T) {
 	awstest.IsolateEnv(t)
+	// A real IMDS and EC2 API, so that a valid config does get written:
+	// what keeps the roots empty below is validation, not a failed lookup.
+	imdsURL := aemmtest.Start(t, aemmtest.Config{})
+	ec2 := awstest.NewEC2(t)
+	ec2.AddInstance(awstest.Instance{ID: aemmtest.DefaultInstanceID, InstanceType: "m5.large", PrivateDNSName: "ip-10-0-0-5.us-west-2.compute.internal"})
+	env := []string{"AWS_EC2_METADATA_SERVICE_ENDPOINT=" + imdsURL, "AWS_ENDPOINT_URL_EC2=" + ec2.URL}
+	t.Run("control: a valid config is written", func(t *testing.T) {
+		root := t.TempDir()
+		fakeMachine(t, root)
+		data, err := os.ReadFile("../../internal/agent/testdata/cases/minimal/user-data")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "user-data"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if res := run(t, env, "init", "--skip", "run", "--root", root, "-c", "file:///user-data"); res.code != 0 {
+			t.Fatalf("exit %d\n%s", res.code, res.stderr)
+		}
+		if _, err := os.Stat(filepath.Join(root, "etc/kubernetes/kubelet/config.json")); err != nil {
+			t.Fatal(err)
+		}
+	})
 	var inputs []string
 	for _, pattern := range []string{
 		"../../internal/decode/testdata/malformed/*.yaml",
@@ -177,17 +200,19 @@ func TestMalformedInputsWriteNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			root := t.TempDir()
+			fakeMachine(t, root)
 			src := filepath.Join(root, "user-data")
 			if err := os.WriteFile(src, data, 0o644); err != nil {
 				t.Fatal(err)
 			}
+			before := treeExcept(t, root, "")
 			if check := run(t, nil, "config", "check", "--root", root, "-c", "file:///user-data"); check.code == 0 {
 				if !strings.Contains(check.stdout, "warning: file:///user-data") {
 					t.Fatalf("corpus entry passes config check without a warning:\n%s", check.stdout)
 				}
 				return // an oddity that is only a warning; the config itself is fine
 			}
-			res := run(t, nil, "init", "--skip", "run", "--root", root, "-c", "file:///user-data")
+			res := run(t, env, "init", "--skip", "run", "--root", root, "-c", "file:///user-data")
 			failed.Add(1)
 			if res.code != 1 {
 				t.Fatalf("exit %d, want 1\n%s", res.code, res.stderr)
@@ -195,8 +220,8 @@ func TestMalformedInputsWriteNothing(t *testing.T) {
 			if !strings.Contains(res.stderr, "file:///user-data") {
 				t.Errorf("message does not name the source:\n%s", res.stderr)
 			}
-			if files := treeExcept(t, root, "user-data"); len(files) > 0 {
-				t.Fatalf("files written for bad input: %v", files)
+			if after := treeExcept(t, root, ""); strings.Join(after, " ") != strings.Join(before, " ") {
+				t.Fatalf("files written for bad input:\nbefore %v\nafter  %v", before, after)
 			}
 		})
 	}
