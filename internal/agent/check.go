@@ -1,10 +1,12 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/nodeboot/nodeboot/internal/diag"
@@ -54,8 +56,28 @@ func (a *Agent) Check(ctx context.Context, sources []string) (CheckReport, error
 			rep.Discover = validate.DiscoveryNeeded(spec)
 		}
 	}
+	sortProblems(rep.Documents, rep.Problems)
 	rep.Valid = !rep.Problems.HasErrors()
 	return rep, nil
+}
+
+// sortProblems orders problems as a reader meets them: by document, then
+// line and column. Problems without a document (merged configuration) come
+// last; the sort is stable, so equal positions keep their order.
+func sortProblems(docs []DocumentInfo, problems diag.List) {
+	rank := func(p diag.Problem) int {
+		for i, d := range docs {
+			if d.Source.URI == p.Source.URI && d.Source.Part == p.Source.Part {
+				return i
+			}
+		}
+		return len(docs)
+	}
+	slices.SortStableFunc(problems, func(a, b diag.Problem) int {
+		return cmp.Or(cmp.Compare(rank(a), rank(b)),
+			cmp.Compare(a.Position.Line, b.Position.Line),
+			cmp.Compare(a.Position.Column, b.Position.Column))
+	})
 }
 
 // newFields drops merged-config problems about fields already reported, so

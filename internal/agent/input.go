@@ -46,7 +46,7 @@ func (a *Agent) Read(ctx context.Context, sources []string) (Input, error) {
 	for _, uri := range sources {
 		docs, problems, err := reader.Read(ctx, uri)
 		if err != nil {
-			return in, fmt.Errorf("read %s: %w", uri, err)
+			return in, err // names the source already
 		}
 		in.Problems = append(in.Problems, problems...)
 		for _, doc := range docs {
