@@ -154,7 +154,7 @@ func (e *brEmitter) kubeletConfig(config map[string]json.RawMessage) {
 	for _, key := range sortedKeys(config) {
 		path := "spec.kubelet.config[" + key + "]"
 		switch {
-		case typeMetaKeys[key]:
+		case typeMetaKeys[key], unsetByReservedCPUs(config, key):
 		case key == "registerWithTaints":
 			e.taintsFromConfig(path, config[key])
 			e.fromConfig["node-taints"] = path

@@ -100,3 +100,23 @@ func TestBottlerocketFormsAgree(t *testing.T) {
 		t.Fatalf("flags = %q, want %q", got, want)
 	}
 }
+
+// TestBottlerocketDecodeWarnings checks the warnings the Bottlerocket cases
+// decode with: one per setting that is not applied, by leaf key and line.
+func TestBottlerocketDecodeWarnings(t *testing.T) {
+	for _, name := range goldenCases(t) {
+		dir := filepath.Join("testdata", name)
+		data, err := os.ReadFile(filepath.Join(dir, "user-data.toml"))
+		if err != nil {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			_, problems := bottlerocket.Decode(userdata.Document{Source: diag.Source{URI: "file://" + dir, Line: 1}, Data: data})
+			var text strings.Builder
+			for _, p := range problems {
+				text.WriteString(p.String() + "\n")
+			}
+			golden.CompareFile(t, filepath.Join(dir, "warnings.txt"), []byte(text.String()))
+		})
+	}
+}

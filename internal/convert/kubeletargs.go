@@ -24,7 +24,7 @@ func kubeletArgs(k hub.Kubelet, t argsTarget, n *notes) []string {
 	var args []string
 	for _, form := range kubeletFlagForms {
 		raw, ok := k.Config[form.config]
-		if !ok || t.handled[form.config] {
+		if !ok || t.handled[form.config] || unsetByReservedCPUs(k.Config, form.config) {
 			continue
 		}
 		path := "spec.kubelet.config[" + form.config + "]"

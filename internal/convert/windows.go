@@ -19,10 +19,12 @@ const windowsMaxPodsComment = `# Max pods: Windows pods get secondary IPv4 addre
 
 // Windows writes spec as a <powershell> block that runs
 // Start-EKSBootstrap.ps1 with -EKSClusterName, -APIServerEndpoint and
-// -Base64ClusterCA (only together), -ServiceCIDR, -DNSClusterIP and
-// -KubeletExtraArgs (kubelet config fields that have a flag on Windows,
-// then spec.kubelet.flags). It returns ErrClusterNameRequired when spec has
-// no cluster name.
+// -Base64ClusterCA (only together), -ServiceCIDR (IPv4 only), -DNSClusterIP
+// and -KubeletExtraArgs (kubelet config fields that have a flag on Windows,
+// then spec.kubelet.flags). Kubelet maxPods is not passed: it is a Linux
+// figure, and Windows sizes max pods by its own rule (see
+// windowsMaxPodsNote). It returns ErrClusterNameRequired when spec has no
+// cluster name.
 func Windows(spec hub.Spec) ([]byte, []string, error) {
 	if spec.Cluster.Name == "" {
 		return nil, nil, ErrClusterNameRequired
@@ -56,7 +58,9 @@ func Windows(spec hub.Spec) ([]byte, []string, error) {
 			n.add("spec.kubelet.config[clusterDNS]", "Start-EKSBootstrap.ps1 takes one DNS server; only %s is passed", dns[0])
 		}
 	}
-	extra := kubeletArgs(spec.Kubelet, argsTarget{script: "Start-EKSBootstrap.ps1", windows: true, handled: map[string]bool{"clusterDNS": true}}, &n)
+	windowsMaxPodsNote(spec.Kubelet, &n)
+	handled := map[string]bool{"clusterDNS": true, "maxPods": true}
+	extra := kubeletArgs(spec.Kubelet, argsTarget{script: "Start-EKSBootstrap.ps1", windows: true, handled: handled}, &n)
 	if len(extra) > 0 {
 		param("KubeletExtraArgs", strings.Join(extra, " "))
 	}

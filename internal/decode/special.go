@@ -3,12 +3,12 @@ package decode
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -83,37 +83,50 @@ func (w *walker) base64Bytes(n *yaml.Node, path string, v reflect.Value) {
 	}
 	b, err := base64.StdEncoding.DecodeString(n.Value)
 	if err != nil {
-		w.errorf(n, path, "is not valid standard base64: %s", base64Problem(n.Value, err))
+		w.errorf(n, path, "is not valid standard base64: %s", base64Problem(n.Value))
 		return
 	}
 	v.SetBytes(b)
 }
 
-// base64Problem explains a base64 decoding failure with the likely cause.
-func base64Problem(s string, err error) string {
-	var corrupt base64.CorruptInputError
-	offset := -1
-	if errors.As(err, &corrupt) {
-		offset = int(corrupt)
-	}
-	switch {
-	case strings.HasPrefix(strings.TrimSpace(s), "-----BEGIN"):
+// base64Problem explains a base64 decoding failure: PEM text given
+// unencoded, the first character standard base64 does not allow and its
+// byte offset (with a URL-safe hint only when every such character is - or
+// _), = before the end, a missing padding, or a wrong length.
+func base64Problem(s string) string {
+	if strings.HasPrefix(strings.TrimSpace(s), "-----BEGIN") {
 		return "it looks like PEM text; give the base64 of the PEM file instead (base64 -w0 ca.crt)"
-	case strings.ContainsAny(s, "-_"):
-		return "it contains - or _ (URL-safe base64); use standard base64 with + and /"
-	case offset >= 0 && offset < len(s) && !isBase64Char(s[offset]):
-		return fmt.Sprintf("unexpected %q at offset %d", s[offset], offset)
-	case isRawBase64(s):
-		return "the = padding at the end is missing or wrong"
-	default:
-		return "the length is wrong; it may be cut short"
 	}
+	if i := strings.IndexFunc(s, isNotBase64Rune); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		msg := fmt.Sprintf("unexpected %q at offset %d", r, i)
+		if isURLSafeBase64(s) {
+			msg += "; - and _ are URL-safe base64: use standard base64 with + and / instead"
+		}
+		return msg
+	}
+	if i := strings.IndexByte(s, '='); i >= 0 && strings.Trim(s[i:], "=\r\n") != "" {
+		return fmt.Sprintf("unexpected '=' at offset %d; = may only pad the end", i)
+	}
+	if isRawBase64(s) {
+		return "the = padding at the end is missing or wrong"
+	}
+	return "the length is wrong; it may be cut short"
 }
 
-// isBase64Char reports whether c belongs to standard base64 text.
-func isBase64Char(c byte) bool {
-	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' ||
-		c == '+' || c == '/' || c == '=' || c == '\r' || c == '\n'
+// isNotBase64Rune reports whether r cannot appear in standard base64 text
+// (line breaks can: the decoder skips them).
+func isNotBase64Rune(r rune) bool {
+	return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' ||
+		r == '+' || r == '/' || r == '=' || r == '\r' || r == '\n')
+}
+
+// isURLSafeBase64 reports whether s holds - or _ and nothing else outside
+// standard base64, i.e. it was written with the URL-safe alphabet.
+func isURLSafeBase64(s string) bool {
+	return strings.ContainsAny(s, "-_") && strings.IndexFunc(s, func(r rune) bool {
+		return r != '-' && r != '_' && isNotBase64Rune(r)
+	}) < 0
 }
 
 // isRawBase64 reports whether s decodes once its padding is dropped.

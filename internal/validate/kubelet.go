@@ -16,9 +16,9 @@ const (
 	kubeletConfigAPIVersion = "kubelet.config.k8s.io/v1beta1"
 )
 
-// kubeletValues checks flags, the max pods expression and the type of the
-// config fragment (its fields are checked by the decoder against
-// KubeletConfiguration).
+// kubeletValues checks flags, the max pods expression, the type of the
+// config fragment and the values of its fields the kubelet validates (field
+// names and types are checked by the decoder against KubeletConfiguration).
 func kubeletValues(k hub.Kubelet, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, f := range k.Flags {
@@ -33,6 +33,7 @@ func kubeletValues(k hub.Kubelet, fld *field.Path) field.ErrorList {
 	}
 	errs = append(errs, typeMetaValue(k.Config, "kind", kubeletConfigKind, fld.Child("config"))...)
 	errs = append(errs, typeMetaValue(k.Config, "apiVersion", kubeletConfigAPIVersion, fld.Child("config"))...)
+	errs = append(errs, kubeletConfigValues(k.Config, fld.Child("config"))...)
 	return errs
 }
 

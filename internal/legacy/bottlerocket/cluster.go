@@ -77,7 +77,7 @@ func (d *decoder) bootstrapToken(p keyPath, v any) {
 	}
 	mode, hasMode := d.siblingString(p, "authentication-mode")
 	if hasMode && mode == authModeAWS {
-		d.ignore(p, `authentication-mode is "aws", so the kubelet authenticates with IAM and the token is unused; set authentication-mode = "tls" to use it`)
+		d.ignore(p, v, `authentication-mode is "aws", so the kubelet authenticates with IAM and the token is unused; set authentication-mode = "tls" to use it`)
 		return
 	}
 	d.spec.Identity.Mode = hub.IdentityBootstrapToken
@@ -107,7 +107,7 @@ func (d *decoder) cloudProvider(p keyPath, v any) {
 	switch s {
 	case "external":
 	case "aws", "":
-		d.ignore(p, "nodeboot always runs the kubelet with --cloud-provider=external (the in-tree AWS provider was removed in Kubernetes 1.27)")
+		d.ignore(p, v, "nodeboot always runs the kubelet with --cloud-provider=external (the in-tree AWS provider was removed in Kubernetes 1.27)")
 	default:
 		d.errorf(p, "unsupported value %q; use \"external\"", clip(s))
 	}

@@ -19,9 +19,10 @@ type Result struct {
 	// "spec.kubelet.flags[0]", "spec.cluster.name") to the line of the
 	// setting they came from.
 	Positions diag.Positions
-	// Ignored lists, in document order, the settings that were read but are
-	// not applied ("settings.host-containers",
-	// "settings.kubernetes.static-pods"); each also got a warning.
+	// Ignored lists, in document order, the leaf keys of the settings that
+	// were read but are not applied ("settings.host-containers.admin.enabled",
+	// "settings.kubernetes.static-pods.web.manifest"); each also got a
+	// warning on its line.
 	Ignored []string
 }
 
@@ -100,10 +101,19 @@ func (d *decoder) at(p keyPath) diag.Position {
 	return diag.Position{Line: d.base}
 }
 
-// ignore records a setting that is read but not applied, with a warning.
-func (d *decoder) ignore(p keyPath, why string) {
-	d.ignored = append(d.ignored, p.String())
-	d.warnf(p, "not applied: %s", why)
+// ignore records a setting that is read but not applied, with one warning
+// per leaf key on its own line: a table (settings.host-containers) is
+// walked in document order; a value, an array or an empty table is a leaf.
+func (d *decoder) ignore(p keyPath, v any, why string) {
+	table, ok := v.(map[string]any)
+	if !ok || len(table) == 0 {
+		d.ignored = append(d.ignored, p.String())
+		d.warnf(p, "not applied: %s", why)
+		return
+	}
+	for _, key := range d.orderedKeys(p, table) {
+		d.ignore(p.child(key), table[key], why)
+	}
 }
 
 // record notes that the hub field at hubPath came from the setting at p.

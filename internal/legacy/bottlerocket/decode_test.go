@@ -220,10 +220,11 @@ search-list = ["corp.internal"]
 	}
 }
 
-// TestDecodeIgnored checks one warning per ignored key, on its line, and
-// the Ignored list in document order.
+// TestDecodeIgnored checks one warning per ignored leaf key, on the key's
+// own line and column, and the Ignored list in document order.
 func TestDecodeIgnored(t *testing.T) {
-	text := `[settings.kubernetes]
+	text := `settings.kernel.sysctl."vm.max_map_count" = "262144"
+[settings.kubernetes]
 cluster-name = "a"
 static-pods.web = { enabled = true, manifest = "e30=" }
 [settings.host-containers.admin]
@@ -234,25 +235,43 @@ enabled = false
 [settings.ntp]
 time-servers = ["169.254.169.123"]
 [settings.bootstrap-containers.setup]
-source = "x"
-settings.kernel.sysctl."vm.max_map_count" = "262144"
+[settings.pki]
 `
 	res, problems := decodeString(t, text, 10)
 	if problems.HasErrors() {
 		t.Fatalf("errors: %v", problems.Err())
 	}
-	var lines []int
-	var fields []string
+	type warning struct {
+		field        string
+		line, column int
+	}
+	var got []warning
 	for _, p := range problems {
-		lines = append(lines, p.Position.Line)
-		fields = append(fields, p.Field)
+		if !strings.HasPrefix(p.Message, "not applied: ") {
+			t.Errorf("warning %q does not say it is not applied", p)
+		}
+		got = append(got, warning{p.Field, p.Position.Line, p.Position.Column})
 	}
-	wantFields := []string{"settings.kubernetes.static-pods", "settings.host-containers", "settings.ntp", "settings.bootstrap-containers"}
-	if !reflect.DeepEqual(fields, wantFields) || !reflect.DeepEqual(res.Ignored, wantFields) {
-		t.Fatalf("warnings on %q, ignored %q; want %q", fields, res.Ignored, wantFields)
+	want := []warning{
+		{`settings.kernel.sysctl."vm.max_map_count"`, 10, 24},
+		{"settings.kubernetes.static-pods.web.enabled", 13, 21},
+		{"settings.kubernetes.static-pods.web.manifest", 13, 37},
+		{"settings.host-containers.admin.enabled", 15, 1},
+		{"settings.host-containers.admin.superpowered", 16, 1},
+		{"settings.host-containers.control.enabled", 18, 1},
+		{"settings.ntp.time-servers", 20, 1},
+		{"settings.bootstrap-containers.setup", 21, 32},
+		{"settings.pki", 22, 11},
 	}
-	if want := []int{12, 13, 18, 20}; !reflect.DeepEqual(lines, want) {
-		t.Fatalf("warning lines %v, want %v", lines, want)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("warnings\n got %v\nwant %v", got, want)
+	}
+	var wantIgnored []string
+	for _, w := range want {
+		wantIgnored = append(wantIgnored, w.field)
+	}
+	if !reflect.DeepEqual(res.Ignored, wantIgnored) {
+		t.Fatalf("ignored %q, want %q", res.Ignored, wantIgnored)
 	}
 }
 
@@ -344,6 +363,54 @@ func TestDecodeExtraConfigClash(t *testing.T) {
 	_, problems := decodeString(t, "[settings.kubernetes]\ncluster-name = \"a\"\nkubelet-extra-config = \""+extra+"\"\nregistry-qps = 10\n", 1)
 	errs := problems.Filter(diag.SeverityError)
 	if len(errs) != 1 || errs[0].Position.Line != 3 || !strings.Contains(errs[0].Message, "settings.kubernetes.registry-qps already sets") {
+		t.Fatalf("problems %v", problems)
+	}
+}
+
+// TestDecodeReservedCPUsUnsetsCgroups checks that reserved-cpus also sets
+// the reserved cgroups to null (the kubelet refuses reservedSystemCPUs with
+// them), placed on the reserved-cpus line, and that a rejected value
+// leaves them alone.
+func TestDecodeReservedCPUsUnsetsCgroups(t *testing.T) {
+	tests := []struct {
+		name    string
+		setting string
+		want    map[string]string
+		errors  int
+	}{
+		{name: "cpu list", setting: `reserved-cpus = "0-1"`,
+			want: map[string]string{"reservedSystemCPUs": `"0-1"`, "kubeReservedCgroup": `null`, "systemReservedCgroup": `null`}},
+		{name: "invalid cpu list", setting: `reserved-cpus = "zero"`, want: map[string]string{}, errors: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, problems := decodeString(t, "[settings.kubernetes]\ncluster-name = \"a\"\n"+tc.setting+"\n", 1)
+			if got := len(problems.Filter(diag.SeverityError)); got != tc.errors {
+				t.Fatalf("%d errors, want %d: %v", got, tc.errors, problems)
+			}
+			got := map[string]string{}
+			for k, v := range res.Spec.Kubelet.Config {
+				got[k] = string(v)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("config = %v, want %v", got, tc.want)
+			}
+			for key := range tc.want {
+				if line := res.Positions[configPath(key)].Line; line != 3 {
+					t.Errorf("%s on line %d, want 3", key, line)
+				}
+			}
+		})
+	}
+}
+
+// TestDecodeReservedCPUsClash checks that kubelet-extra-config cannot set a
+// reserved cgroup reserved-cpus unsets.
+func TestDecodeReservedCPUsClash(t *testing.T) {
+	extra := base64.StdEncoding.EncodeToString([]byte("kubeReservedCgroup: /runtime\n"))
+	_, problems := decodeString(t, "[settings.kubernetes]\ncluster-name = \"a\"\nreserved-cpus = \"0\"\nkubelet-extra-config = \""+extra+"\"\n", 1)
+	errs := problems.Filter(diag.SeverityError)
+	if len(errs) != 1 || errs[0].Position.Line != 4 || !strings.Contains(errs[0].Message, "kubeReservedCgroup, which settings.kubernetes.reserved-cpus already sets") {
 		t.Fatalf("problems %v", problems)
 	}
 }

@@ -18,9 +18,11 @@
 // hostname-override-source sets the InstanceIdNodeName feature gate;
 // kubelet-extra-config adds its keys to spec.kubelet.config. Keys that only
 // make sense on Bottlerocket (static-pods, credential-providers, …) are
-// accepted with one warning each and listed in Result.Ignored; so is every
+// accepted with a warning and listed in Result.Ignored; so is every
 // settings section other than kubernetes, network and dns (host-containers,
-// bootstrap-containers, bootstrap-commands, ntp, kernel, …). An unknown
+// bootstrap-containers, bootstrap-commands, ntp, kernel, …). Tables are
+// reported key by key: one warning per leaf key, on that key's line
+// (settings.host-containers.admin.enabled). An unknown
 // settings.kubernetes key is an error with the nearest known key.
 //
 // Only cluster-name is required: api-server and cluster-certificate are

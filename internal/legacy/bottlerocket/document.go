@@ -11,7 +11,7 @@ func (d *decoder) document(tree map[string]any) {
 	settings, found := tree["settings"]
 	for _, key := range d.orderedKeys(nil, tree) {
 		if key != "settings" {
-			d.ignore(keyPath{key}, "Bottlerocket only reads the settings table; move it under [settings] or remove it")
+			d.ignore(keyPath{key}, tree[key], "Bottlerocket only reads the settings table; move it under [settings] or remove it")
 		}
 	}
 	p := keyPath{"settings"}
@@ -41,7 +41,7 @@ func (d *decoder) section(p keyPath, v any) {
 	case "dns":
 		d.dns(p, v)
 	default:
-		d.ignore(p, sectionReason(name))
+		d.ignore(p, v, sectionReason(name))
 	}
 }
 

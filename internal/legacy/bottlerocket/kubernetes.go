@@ -43,8 +43,9 @@ var kubernetesHandlers = sync.OnceValue(func() map[string]handler {
 	for _, s := range configSettings() {
 		h[s.Key] = s.apply
 	}
+	h[keyReservedCPUs] = (*decoder).reservedCPUs
 	for key, why := range ignoredKubernetesKeys {
-		h[key] = func(d *decoder, p keyPath, _ any) { d.ignore(p, why) }
+		h[key] = func(d *decoder, p keyPath, v any) { d.ignore(p, v, why) }
 	}
 	return h
 })

@@ -55,7 +55,7 @@ func (d *decoder) network(p keyPath, v any) {
 				d.setEnv(EnvNoProxy, strings.Join(list, ","), kp)
 			}
 		default:
-			d.ignore(kp, "network settings other than https-proxy and no-proxy are configured by the host image")
+			d.ignore(kp, table[key], "network settings other than https-proxy and no-proxy are configured by the host image")
 		}
 	}
 }
@@ -93,7 +93,7 @@ func (d *decoder) dns(p keyPath, v any) {
 				d.record("spec.instance.network.domains", kp)
 			}
 		default:
-			d.ignore(kp, "DNS settings other than name-servers and search-list are configured by the host image")
+			d.ignore(kp, table[key], "DNS settings other than name-servers and search-list are configured by the host image")
 		}
 	}
 }
