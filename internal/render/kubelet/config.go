@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -133,6 +134,11 @@ func renderConfig(p plan) (render.File, error) {
 		kc.MaxPods = p.in.MaxPods
 	}
 	kc.KubeReserved = maps.Clone(p.in.KubeReserved)
+	if userReservesCPUs(p.cfg.Spec.Kubelet.Config) {
+		// The kubelet refuses reservedSystemCPUs together with reserved
+		// cgroups; bootstrap.sh leaves them out then, and so do we.
+		kc.KubeReservedCgroup, kc.SystemReservedCgroup = "", ""
+	}
 	// A bootstrap-token client certificate must be renewed by the kubelet.
 	// Outposts keep nodeadm's behaviour (no rotation setting).
 	kc.RotateCertificates = p.identity.mode == hub.IdentityBootstrapToken
@@ -142,6 +148,14 @@ func renderConfig(p plan) (render.File, error) {
 		return render.File{}, err
 	}
 	return render.File{Path: ConfigPath, Mode: publicMode, Data: data}, nil
+}
+
+// userReservesCPUs reports a non-empty reservedSystemCPUs in the user's
+// kubelet.config.
+func userReservesCPUs(config map[string]json.RawMessage) bool {
+	var cpus string
+	raw, ok := config["reservedSystemCPUs"]
+	return ok && json.Unmarshal(raw, &cpus) == nil && cpus != ""
 }
 
 // baseClusterDNS derives clusterDNS (see ClusterDNS). When nothing to
