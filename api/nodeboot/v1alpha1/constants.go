@@ -1,5 +1,7 @@
 package v1alpha1
 
+import eks "github.com/nodeboot/nodeboot/api/v1alpha1"
+
 // Group, Version and Kind identify a nodeboot NodeConfig document.
 const (
 	Group      = "nodeboot.io"
@@ -8,24 +10,18 @@ const (
 	Kind       = "NodeConfig"
 )
 
-// Local storage strategies (same values as node.eks.aws).
+// Local storage strategies, mounts and feature gates are node.eks.aws's.
 const (
-	LocalStorageRAID0  = "RAID0"
-	LocalStorageRAID10 = "RAID10"
-	LocalStorageMount  = "Mount"
-)
+	LocalStorageRAID0  = eks.LocalStorageRAID0
+	LocalStorageRAID10 = eks.LocalStorageRAID10
+	LocalStorageMount  = eks.LocalStorageMount
 
-// Mounts that may be listed in LocalStorageOptions.DisabledMounts.
-const (
-	DisabledMountContainerd = "Containerd"
-	DisabledMountPodLogs    = "PodLogs"
-	DisabledMountSOCI       = "SOCI"
-)
+	DisabledMountContainerd = eks.DisabledMountContainerd
+	DisabledMountPodLogs    = eks.DisabledMountPodLogs
+	DisabledMountSOCI       = eks.DisabledMountSOCI
 
-// Feature gates (same as node.eks.aws).
-const (
-	FeatureInstanceIDNodeName = "InstanceIdNodeName"
-	FeatureFastImagePull      = "FastImagePull"
+	FeatureInstanceIDNodeName = eks.FeatureInstanceIDNodeName
+	FeatureFastImagePull      = eks.FeatureFastImagePull
 )
 
 // IP families for ClusterDetails.IPFamily.
