@@ -105,6 +105,7 @@ func TestCacheSkipsDiscoveryOnSecondPhase(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := cloud.calls["DescribeCluster"] + cloud.calls["DescribeInstances"]
+	imdsBefore := md.calls["instance"]
 	o.SkipConfig = true
 	if err := a.Init(context.Background(), o); err != nil {
 		t.Fatal(err)
@@ -112,11 +113,13 @@ func TestCacheSkipsDiscoveryOnSecondPhase(t *testing.T) {
 	if after := cloud.calls["DescribeCluster"] + cloud.calls["DescribeInstances"]; after != before {
 		t.Fatalf("second phase called AWS again: %v", cloud.calls)
 	}
+	if md.calls["instance"] != imdsBefore {
+		t.Fatalf("second phase looked up instance metadata again: %v", md.calls)
+	}
 	st, err := os.Stat(filepath.Join(root, "run/eks/nodeadm/config.json"))
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("cache: %v %v", st, err)
 	}
-	_ = md
 }
 
 func TestRemovedUserConfigRemovesDropIn(t *testing.T) {

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/nodeboot/nodeboot/internal/apply"
 	"github.com/nodeboot/nodeboot/internal/host"
+	"github.com/nodeboot/nodeboot/internal/hub"
 	"github.com/nodeboot/nodeboot/internal/render/system"
 )
 
@@ -32,7 +32,7 @@ func (a *Agent) Init(ctx context.Context, o InitOptions) error {
 		return err
 	}
 	a.Log.Info("config resolved", "fromCache", res.FromCache, "duration", time.Since(start).Round(time.Microsecond))
-	plan, err := MakePlan(res.Config, a.hostInputs(), o.Scope)
+	plan, err := MakePlan(res.Config, a.hostInputs(res.Config), o.Scope)
 	if err != nil {
 		return err
 	}
@@ -59,14 +59,16 @@ func (a *Agent) Init(ctx context.Context, o InitOptions) error {
 	return nil
 }
 
-func (a *Agent) hostInputs() HostInputs {
+func (a *Agent) hostInputs(cfg hub.NodeConfig) HostInputs {
 	var hi HostInputs
 	bin := a.CredentialProviderBin
 	if bin == "" {
 		bin = host.CredentialProviderBin
 	}
-	if b, err := os.ReadFile(filepath.Join(a.rootDir(), system.HostsPath)); err == nil {
-		hi.EtcHosts = b
+	if len(cfg.Status.APIServerIPs) > 0 { // only Outposts pinning edits /etc/hosts
+		if p, err := (apply.Writer{Root: a.Root}).Path(system.HostsPath); err == nil {
+			hi.EtcHosts, _ = os.ReadFile(p)
+		}
 	}
 	if a.Probe.Exists(bin) {
 		hi.CredentialProviderBin = bin
@@ -157,11 +159,4 @@ func (a *Agent) run(ctx context.Context, plan Plan, scope Scope) error {
 		a.Log.Info("started", "unit", d.unit, "duration", time.Since(t).Round(time.Millisecond))
 	}
 	return nil
-}
-
-func (a *Agent) rootDir() string {
-	if a.Root == "" {
-		return "/"
-	}
-	return a.Root
 }

@@ -31,7 +31,17 @@ type Resolution struct {
 // Extra fragments (e.g. from bootstrap.sh arguments) merge after the sources.
 func (a *Agent) Resolve(ctx context.Context, sources []string, cachePath string, extra ...Fragment) (Resolution, error) {
 	start := time.Now()
-	f := a.startFacts(ctx)
+	cached, cacheErr := a.loadCache(cachePath)
+	if cacheErr != nil {
+		a.Log.Warn("ignoring unreadable config cache", "path", cachePath, "error", cacheErr)
+	}
+	// Without a cache, instance facts are fetched while the sources are
+	// read. With one, they are fetched only if the config turns out to
+	// have changed: an unchanged run phase makes no lookups at all.
+	var f *facts
+	if cached == nil {
+		f = a.startFacts(ctx)
+	}
 	in, err := a.Read(ctx, sources)
 	if err != nil {
 		return Resolution{}, err
@@ -40,10 +50,6 @@ func (a *Agent) Resolve(ctx context.Context, sources []string, cachePath string,
 	a.logWarnings(in.Problems)
 	if in.Problems.HasErrors() {
 		return Resolution{Input: in}, in.Problems.Err()
-	}
-	cached, cacheErr := a.loadCache(cachePath)
-	if cacheErr != nil {
-		a.Log.Warn("ignoring unreadable config cache", "path", cachePath, "error", cacheErr)
 	}
 	spec, problems, err := in.Merged()
 	if errors.Is(err, ErrNoConfig) && cached != nil {
@@ -62,6 +68,9 @@ func (a *Agent) Resolve(ctx context.Context, sources []string, cachePath string,
 	}
 	if err := a.exportEnvironment(spec); err != nil {
 		return Resolution{}, err
+	}
+	if f == nil {
+		f = a.startFacts(ctx)
 	}
 	cfg, err := a.Enrich(ctx, spec, f)
 	if err != nil {
