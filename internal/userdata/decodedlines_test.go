@@ -1,9 +1,6 @@
 package userdata_test
 
 import (
-	"bytes"
-	"compress/gzip"
-	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -38,7 +35,7 @@ func TestDecodedContentLines(t *testing.T) {
 		},
 		{
 			name: "base64 part",
-			data: threeParts(t, "Content-Transfer-Encoding: base64", wrap76(encode64(badCIDR))),
+			data: threeParts(t, "Content-Transfer-Encoding: base64", userdata.Wrap76(userdata.B64(badCIDR))),
 			want: []string{"error: imds://user-data part 2 (application/node.eks.aws, base64-decoded) line 5:11: " + cidrMessage},
 		},
 		{
@@ -48,37 +45,37 @@ func TestDecodedContentLines(t *testing.T) {
 		},
 		{
 			name: "heuristic base64 part",
-			data: threeParts(t, "", encode64(badCIDR)+"\n"),
+			data: threeParts(t, "", userdata.B64(badCIDR)+"\n"),
 			want: []string{"error: imds://user-data part 2 (application/node.eks.aws, base64-decoded) line 5:11: " + cidrMessage},
 		},
 		{
 			name: "heuristic base64 of gzip part",
-			data: threeParts(t, "", encode64(gzipString(t, badCIDR))+"\n"),
+			data: threeParts(t, "", userdata.B64(userdata.GzipBytes(t, badCIDR))+"\n"),
 			want: []string{"error: imds://user-data part 2 (application/node.eks.aws, gzip+base64-decoded) line 5:11: " + cidrMessage},
 		},
 		{
 			name: "whole-payload base64 of MIME",
-			data: encode64(threeParts(t, "", badCIDR)),
+			data: userdata.B64(threeParts(t, "", badCIDR)),
 			want: []string{"error: imds://user-data part 2 (application/node.eks.aws, base64-decoded) line 18:11: " + cidrMessage},
 		},
 		{
 			name: "whole-payload base64 of MIME with a base64 part",
-			data: encode64(threeParts(t, "Content-Transfer-Encoding: base64", encode64(badCIDR)+"\n")),
+			data: userdata.B64(threeParts(t, "Content-Transfer-Encoding: base64", userdata.B64(badCIDR)+"\n")),
 			want: []string{"error: imds://user-data part 2 (application/node.eks.aws, base64-decoded) line 5:11: " + cidrMessage},
 		},
 		{
 			name: "whole-payload base64",
-			data: encode64(badCIDR),
+			data: userdata.B64(badCIDR),
 			want: []string{"error: imds://user-data (base64-decoded) line 5:11: " + cidrMessage},
 		},
 		{
 			name: "whole-payload gzip+base64",
-			data: encode64(gzipString(t, badCIDR)),
+			data: userdata.B64(userdata.GzipBytes(t, badCIDR)),
 			want: []string{"error: imds://user-data (gzip+base64-decoded) line 5:11: " + cidrMessage},
 		},
 		{
 			name: "whole-payload gzip",
-			data: gzipString(t, badCIDR),
+			data: userdata.GzipBytes(t, badCIDR),
 			want: []string{"error: imds://user-data (gzip-decoded) line 5:11: " + cidrMessage},
 		},
 		{
@@ -123,32 +120,6 @@ func threeParts(t *testing.T, header, body string) string {
 	}
 	b.WriteString("\n" + body)
 	b.WriteString("--//\nContent-Type: text/x-shellscript\n\n#!/bin/bash\necho hi\n--//--\n")
-	return b.String()
-}
-
-func encode64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
-
-// wrap76 breaks base64 text into lines of 76 characters, as MIME does.
-func wrap76(s string) string {
-	var b strings.Builder
-	for len(s) > 76 {
-		b.WriteString(s[:76] + "\n")
-		s = s[76:]
-	}
-	b.WriteString(s + "\n")
-	return b.String()
-}
-
-func gzipString(t *testing.T, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	if _, err := zw.Write([]byte(s)); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
 	return b.String()
 }
 
