@@ -48,10 +48,7 @@ type HostInputs struct {
 
 // MakePlan renders every file for cfg. It is pure.
 func MakePlan(cfg hub.NodeConfig, hi HostInputs, scope Scope) (Plan, error) {
-	mp, err := computeMaxPods(cfg)
-	if err != nil {
-		return Plan{}, err
-	}
+	mp := computeMaxPods(cfg)
 	reserved := maxpods.KubeReserved(cfg.Status.Hardware.CPUs, cfg.Status.Hardware.MemoryMiB, effectiveMaxPods(cfg.Spec, mp))
 	p := Plan{MaxPods: mp, Reserved: reserved, LocalStorage: cfg.Spec.Instance.LocalStorage.Strategy}
 	var files []render.File
@@ -122,7 +119,7 @@ func containerdInputs(cfg hub.NodeConfig) containerd.Inputs {
 // computeMaxPods derives maxPods from the user value, the expression or the
 // ENI formula. A bad expression falls back to the formula (nodeadm parity)
 // with a warning in the result; decoding already rejected it for check.
-func computeMaxPods(cfg hub.NodeConfig) (maxpods.Result, error) {
+func computeMaxPods(cfg hub.NodeConfig) maxpods.Result {
 	user, _ := userMaxPods(cfg.Spec)
 	nl := cfg.Status.NetworkLimits
 	in := maxpods.Input{
@@ -140,7 +137,7 @@ func computeMaxPods(cfg hub.NodeConfig) (maxpods.Result, error) {
 	if err != nil {
 		res.Warnings = append(res.Warnings, err.Error())
 	}
-	return res, nil
+	return res
 }
 
 func policy(p hub.MaxPodsPolicy) maxpods.Policy {
