@@ -1,6 +1,6 @@
 // Command nodeboot-approver approves kubelet serving certificate signing
 // requests whose SANs match the requesting Node's addresses, and denies the
-// others. See internal/approver.
+// others. See internal/cluster/approver.
 package main
 
 import (
@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/nodeboot/nodeboot/internal/approver/app"
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/app"
 )
 
 func main() {

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nodeboot/nodeboot/internal/aemmtest"
-	"github.com/nodeboot/nodeboot/internal/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/aemmtest"
+	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
-const casesDir = "../../internal/agent/testdata/cases/"
+const casesDir = "../../internal/node/agent/testdata/cases/"
 
 func TestConvertRoundTripsThroughConfigCheck(t *testing.T) {
 	for _, tc := range []struct{ name, input, to, want string }{
@@ -66,7 +66,7 @@ func TestBootstrapShEntryPoint(t *testing.T) {
 	imdsURL := aemmtest.Start(t, aemmtest.Config{})
 	ec2 := awstest.NewEC2(t)
 	ec2.AddInstance(awstest.Instance{ID: aemmtest.DefaultInstanceID, InstanceType: "m5.large", PrivateDNSName: "ip-10-0-0-5.us-west-2.compute.internal"})
-	ca, err := os.ReadFile("../../internal/agent/testdata/ca.pem")
+	ca, err := os.ReadFile("../../internal/node/agent/testdata/ca.pem")
 	if err != nil {
 		t.Fatal(err)
 	}

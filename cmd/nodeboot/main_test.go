@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodeboot/nodeboot/internal/aemmtest"
-	"github.com/nodeboot/nodeboot/internal/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/aemmtest"
+	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
 // binary is the nodeboot executable built once for the process tests.
@@ -88,7 +88,7 @@ func mustRead(t testing.TB, path string) string {
 // amazon-ec2-metadata-mock (IMDSv2 only) and the local EC2 API server.
 func TestInitAgainstRealIMDS(t *testing.T) {
 	awstest.IsolateEnv(t)
-	userData, err := os.ReadFile("../../internal/agent/testdata/cases/mime-two-parts-and-shell/user-data")
+	userData, err := os.ReadFile("../../internal/node/agent/testdata/cases/mime-two-parts-and-shell/user-data")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestMalformedInputsWriteNothing(t *testing.T) {
 	t.Run("control: a valid config is written", func(t *testing.T) {
 		root := t.TempDir()
 		fakeMachine(t, root)
-		data, err := os.ReadFile("../../internal/agent/testdata/cases/minimal/user-data")
+		data, err := os.ReadFile("../../internal/node/agent/testdata/cases/minimal/user-data")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,10 +174,10 @@ func TestMalformedInputsWriteNothing(t *testing.T) {
 	})
 	var inputs []string
 	for _, pattern := range []string{
-		"../../internal/decode/testdata/malformed/*.yaml",
-		"../../internal/userdata/testdata/malformed/*.txt",
-		"../../internal/legacy/bootstrapsh/testdata/malformed/*.sh",
-		"../../internal/legacy/bottlerocket/testdata/malformed/*.toml",
+		"../../internal/config/decode/testdata/malformed/*.yaml",
+		"../../internal/config/userdata/testdata/malformed/*.txt",
+		"../../internal/config/legacy/bootstrapsh/testdata/malformed/*.sh",
+		"../../internal/config/legacy/bottlerocket/testdata/malformed/*.toml",
 	} {
 		m, _ := filepath.Glob(pattern)
 		inputs = append(inputs, m...)
@@ -247,7 +247,7 @@ func treeExcept(t *testing.T, root, keep string) []string {
 // against a local IMDS: exec, IMDS round trips, DescribeInstances, render, write.
 func BenchmarkInitProcess(b *testing.B) {
 	awstest.IsolateEnv(b)
-	userData, err := os.ReadFile("../../internal/agent/testdata/cases/mime-two-parts-and-shell/user-data")
+	userData, err := os.ReadFile("../../internal/node/agent/testdata/cases/mime-two-parts-and-shell/user-data")
 	if err != nil {
 		b.Fatal(err)
 	}

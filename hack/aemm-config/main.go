@@ -8,7 +8,7 @@ import (
 	"net"
 	"os"
 
-	"github.com/nodeboot/nodeboot/internal/aemmtest"
+	"github.com/nodeboot/nodeboot/internal/testing/aemmtest"
 )
 
 func main() {

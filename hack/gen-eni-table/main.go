@@ -1,12 +1,12 @@
 // Command gen-eni-table turns the instance network limits JSON lines file
-// into internal/eni/zz_generated_table.go: a sorted slice literal of compact
-// entries that internal/eni searches with a binary search, so the table costs
+// into internal/config/eni/zz_generated_table.go: a sorted slice literal of compact
+// entries that internal/config/eni searches with a binary search, so the table costs
 // nothing at package init.
 //
 // Usage (from the repository root):
 //
 //	go run ./hack/gen-eni-table -in ../shared/data/instance-network-limits.jsonl \
-//	    -out internal/eni/zz_generated_table.go -source-date 2026-08
+//	    -out internal/config/eni/zz_generated_table.go -source-date 2026-08
 package main
 
 import (

@@ -16,10 +16,10 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // Paths relative to this package's directory.
 const (
 	sharedJSONL   = "../../../shared/data/instance-network-limits.jsonl"
-	generatedFile = "../../internal/eni/zz_generated_table.go"
+	generatedFile = "../../internal/config/eni/zz_generated_table.go"
 )
 
-// TestGeneratedTableUpToDate regenerates internal/eni's table from the shared
+// TestGeneratedTableUpToDate regenerates internal/config/eni's table from the shared
 // data (when the checkout has it) and compares it with the committed file.
 func TestGeneratedTableUpToDate(t *testing.T) {
 	src, err := os.ReadFile(sharedJSONL)

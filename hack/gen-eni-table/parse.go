@@ -47,14 +47,14 @@ type row struct {
 	bareMetal    bool
 }
 
-// Column limits: they match the field types of internal/eni.entry.
+// Column limits: they match the field types of internal/config/eni.entry.
 const (
 	maxDefaultENIs = math.MaxUint8
 	maxIPv4PerENI  = math.MaxUint8
 	maxTotalENIs   = math.MaxUint16
 )
 
-// hypervisorIdents maps the input's hypervisor names to internal/eni constants.
+// hypervisorIdents maps the input's hypervisor names to internal/config/eni constants.
 var hypervisorIdents = map[string]string{
 	"nitro":   "hvNitro",
 	"xen":     "hvXen",
@@ -163,7 +163,7 @@ func toRow(rec record) (row, error) {
 	return r, nil
 }
 
-// checkRanges makes sure every column fits its field in internal/eni.
+// checkRanges makes sure every column fits its field in internal/config/eni.
 func checkRanges(r row) error {
 	switch {
 	case r.defaultENIs < 1 || r.defaultENIs > maxDefaultENIs:

@@ -9,10 +9,10 @@ import (
 // commandFormat is the canonical regeneration command written into the
 // header; it does not depend on the directory the generator ran from, so the
 // output depends only on the input's content, base name and date.
-const commandFormat = "go run ./hack/gen-eni-table -in ../shared/data/%s -out internal/eni/zz_generated_table.go -source-date %s"
+const commandFormat = "go run ./hack/gen-eni-table -in ../shared/data/%s -out internal/config/eni/zz_generated_table.go -source-date %s"
 
 // generate converts the JSON lines in src to the gofmt-ed Go source of
-// internal/eni/zz_generated_table.go.
+// internal/config/eni/zz_generated_table.go.
 func generate(src []byte, sourceName, sourceDate string) ([]byte, error) {
 	if err := checkSourceDate(sourceDate); err != nil {
 		return nil, err

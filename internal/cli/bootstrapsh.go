@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/nodeboot/nodeboot/internal/agent"
-	"github.com/nodeboot/nodeboot/internal/diag"
-	"github.com/nodeboot/nodeboot/internal/legacy/bootstrapsh"
+	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/config/legacy/bootstrapsh"
+	"github.com/nodeboot/nodeboot/internal/node/agent"
 )
 
 // runBootstrapSh is the /etc/eks/bootstrap.sh entry point: the arguments

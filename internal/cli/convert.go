@@ -8,12 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/nodeboot/nodeboot/internal/agent"
-	"github.com/nodeboot/nodeboot/internal/convert"
-	"github.com/nodeboot/nodeboot/internal/diag"
-	"github.com/nodeboot/nodeboot/internal/hub"
-	"github.com/nodeboot/nodeboot/internal/merge"
-	"github.com/nodeboot/nodeboot/internal/userdata"
+	"github.com/nodeboot/nodeboot/internal/config/convert"
+	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/merge"
+	"github.com/nodeboot/nodeboot/internal/config/userdata"
+	"github.com/nodeboot/nodeboot/internal/node/agent"
 )
 
 // errUnexpressible is returned by convert --strict when settings were dropped.

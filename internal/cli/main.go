@@ -12,7 +12,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/nodeboot/nodeboot/internal/agent"
+	"github.com/nodeboot/nodeboot/internal/node/agent"
 	"github.com/nodeboot/nodeboot/internal/version"
 )
 

@@ -7,14 +7,14 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/nodeboot/nodeboot/internal/agent"
 	"github.com/nodeboot/nodeboot/internal/aws/awsconfig"
 	"github.com/nodeboot/nodeboot/internal/aws/ec2"
 	"github.com/nodeboot/nodeboot/internal/aws/eks"
 	"github.com/nodeboot/nodeboot/internal/aws/imds"
-	"github.com/nodeboot/nodeboot/internal/host"
-	"github.com/nodeboot/nodeboot/internal/hub"
-	"github.com/nodeboot/nodeboot/internal/service"
+	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/node/agent"
+	"github.com/nodeboot/nodeboot/internal/node/host"
+	"github.com/nodeboot/nodeboot/internal/node/service"
 )
 
 // newAgent wires the production effects. Nothing here does I/O: the IMDS

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodeboot/nodeboot/internal/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
 // nodebootAgent runs `nodeboot init --skip run` the way cloud-init would

@@ -19,7 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
-	"github.com/nodeboot/nodeboot/internal/approver"
+	"github.com/nodeboot/nodeboot/internal/cluster/approver"
 )
 
 // nodeExpectations is what the Node object must show.

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodeboot/nodeboot/internal/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
 // discoveryCacheDir is where the agent keeps eks:DescribeCluster answers

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/nodeboot/nodeboot/internal/aemmtest"
+	"github.com/nodeboot/nodeboot/internal/testing/aemmtest"
 )
 
 // suiteEnv locates everything the suite reads from the machine: the repo,

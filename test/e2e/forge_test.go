@@ -21,7 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/nodeboot/nodeboot/internal/approver"
+	"github.com/nodeboot/nodeboot/internal/cluster/approver"
 )
 
 // forgery is a kubelet-serving CSR nodeboot-approver must deny.

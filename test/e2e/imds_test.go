@@ -5,8 +5,8 @@ package e2e
 import (
 	"testing"
 
-	"github.com/nodeboot/nodeboot/internal/aemmtest"
-	"github.com/nodeboot/nodeboot/internal/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/aemmtest"
+	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
 // instanceMeta is the fake EC2 instance this machine plays.

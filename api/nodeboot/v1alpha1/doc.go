@@ -14,7 +14,7 @@
 // eks:DescribeCluster. Unknown fields are errors, as they are for
 // node.eks.aws documents read by nodeboot.
 //
-// The types carry no behaviour; internal/decode turns them into the hub
+// The types carry no behaviour; internal/config/decode turns them into the hub
 // type. Complete example (every field; the commented lines show
 // alternatives):
 //

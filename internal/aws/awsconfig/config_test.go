@@ -3,7 +3,7 @@ package awsconfig
 import (
 	"testing"
 
-	"github.com/nodeboot/nodeboot/internal/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
 func TestLoadAttemptBudget(t *testing.T) {

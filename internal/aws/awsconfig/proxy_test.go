@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/nodeboot/nodeboot/internal/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
 func TestProxyNeverProxiesMetadataAndRereadsEnvironment(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/nodeboot/nodeboot/internal/aws/awsconfig"
-	"github.com/nodeboot/nodeboot/internal/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
 const testInstanceID = "i-0123456789abcdef0"

@@ -8,7 +8,7 @@ import (
 	sdkec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
-	"github.com/nodeboot/nodeboot/internal/hub"
+	"github.com/nodeboot/nodeboot/internal/config/hub"
 )
 
 // ErrUnknownInstanceType is wrapped when EC2 does not know the instance type.

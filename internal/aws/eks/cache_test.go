@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodeboot/nodeboot/internal/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
 var sampleInfo = ClusterInfo{Name: "prod", Endpoint: "https://x.eks.amazonaws.com", CA: testCA,

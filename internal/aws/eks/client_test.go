@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/nodeboot/nodeboot/internal/aws/awsconfig"
-	"github.com/nodeboot/nodeboot/internal/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
 var testCA = []byte("-----BEGIN CERTIFICATE-----\nMIIBdGVzdA==\n-----END CERTIFICATE-----\n")

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodeboot/nodeboot/internal/aemmtest"
-	"github.com/nodeboot/nodeboot/internal/awstest"
-	"github.com/nodeboot/nodeboot/internal/hub"
+	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/testing/aemmtest"
+	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
 // userDataMIME is a nodeadm-style document with bytes that must survive the

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodeboot/nodeboot/internal/awstest"
-	"github.com/nodeboot/nodeboot/internal/hub"
+	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
 const (

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/nodeboot/nodeboot/internal/hub"
+	"github.com/nodeboot/nodeboot/internal/config/hub"
 )
 
 // ErrNoIPv6 is wrapped when an IPv6 node IP was wanted but the primary

@@ -1,0 +1,124 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/nodeboot/nodeboot/internal/cluster/approver"
+)
+
+// EventSource is the component name on the Events the approver records.
+const EventSource = "nodeboot-approver"
+
+// ErrCacheNotSynced is reported by /readyz until the informers synced.
+var ErrCacheNotSynced = errors.New("informer caches not synced")
+
+// NewManager builds a manager running the approver with opts. Metrics are
+// registered with reg; the manager logs through log.
+func NewManager(ctx context.Context, cfg *rest.Config, opts Options, log logr.Logger, reg prometheus.Registerer) (manager.Manager, error) {
+	scheme, err := NewScheme()
+	if err != nil {
+		return nil, err
+	}
+	mgr, err := manager.New(cfg, manager.Options{
+		Scheme:                        scheme,
+		Logger:                        log,
+		LeaderElection:                opts.LeaderElect,
+		LeaderElectionResourceLock:    "leases",
+		LeaderElectionNamespace:       opts.LeaderElectionNamespace,
+		LeaderElectionID:              opts.LeaderElectionID,
+		LeaderElectionReleaseOnCancel: true,
+		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsBindAddress},
+		HealthProbeBindAddress:        opts.HealthProbeBindAddress,
+		Cache:                         cacheOptions(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create manager: %w", err)
+	}
+	if err := addProbes(mgr); err != nil {
+		return nil, err
+	}
+	metrics, err := approver.NewMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
+	r := &approver.Reconciler{
+		Client:   mgr.GetClient(),
+		Recorder: mgr.GetEventRecorderFor(EventSource),
+		Policy:   opts.Policy(),
+		NodeWait: opts.NodeWait,
+		Metrics:  metrics,
+	}
+	if err := r.SetupWithManager(ctx, mgr); err != nil {
+		return nil, err
+	}
+	return mgr, nil
+}
+
+// cacheOptions keep the informer caches small: Nodes are cut down to what
+// Decide and Events read (name, UID, addresses), and managed fields are
+// dropped everywhere.
+func cacheOptions() cache.Options {
+	return cache.Options{
+		DefaultTransform: cache.TransformStripManagedFields(),
+		ByObject: map[client.Object]cache.ByObject{
+			&corev1.Node{}: {Transform: trimNode},
+			&certificatesv1.CertificateSigningRequest{}: {Transform: cache.TransformStripManagedFields()},
+		},
+	}
+}
+
+// trimNode keeps the fields of a Node the approver reads.
+func trimNode(obj any) (any, error) {
+	node, ok := obj.(*corev1.Node)
+	if !ok {
+		return obj, nil
+	}
+	return &corev1.Node{
+		TypeMeta: node.TypeMeta,
+		ObjectMeta: metav1.ObjectMeta{
+			Name:              node.Name,
+			UID:               node.UID,
+			ResourceVersion:   node.ResourceVersion,
+			CreationTimestamp: node.CreationTimestamp,
+		},
+		Status: corev1.NodeStatus{Addresses: node.Status.Addresses},
+	}, nil
+}
+
+func addProbes(mgr manager.Manager) error {
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return fmt.Errorf("add healthz check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("informers", cacheSynced(mgr.GetCache())); err != nil {
+		return fmt.Errorf("add readyz check: %w", err)
+	}
+	return nil
+}
+
+// cacheSynced reports ready once the started informers have synced.
+func cacheSynced(c cache.Cache) healthz.Checker {
+	return func(req *http.Request) error {
+		ctx, cancel := context.WithTimeout(req.Context(), time.Second)
+		defer cancel()
+		if !c.WaitForCacheSync(ctx) {
+			return ErrCacheNotSynced
+		}
+		return nil
+	}
+}

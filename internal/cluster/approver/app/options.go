@@ -1,0 +1,189 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net/netip"
+	"regexp"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/nodeboot/nodeboot/internal/cluster/approver"
+)
+
+// Defaults of the command-line flags.
+const (
+	DefaultLeaderElectionNamespace = "kube-system"
+	DefaultLeaderElectionID        = "nodeboot-approver"
+	DefaultMetricsBindAddress      = "127.0.0.1:8080"
+	DefaultHealthProbeBindAddress  = "127.0.0.1:8081"
+	// DefaultMaxExpiration is 367 days, the cap kubelet-csr-approver uses.
+	DefaultMaxExpiration = 367 * 24 * time.Hour
+	// DefaultNodeWait covers a kubelet whose serving CSR races its Node
+	// registration.
+	DefaultNodeWait = 5 * time.Minute
+)
+
+// minAPIExpiration is the smallest spec.expirationSeconds the API accepts.
+const minAPIExpiration = 10 * time.Minute
+
+// ErrUsage marks invalid command-line arguments (exit code 2).
+var ErrUsage = errors.New("invalid arguments")
+
+// Options is the parsed command line.
+type Options struct {
+	// Kubeconfig is a kubeconfig path; empty means $KUBECONFIG, then the
+	// in-cluster service account.
+	Kubeconfig string
+	// LeaderElect runs the controller only in the replica holding the Lease
+	// LeaderElectionNamespace/LeaderElectionID.
+	LeaderElect             bool
+	LeaderElectionNamespace string
+	LeaderElectionID        string
+	// MetricsBindAddress and HealthProbeBindAddress are host:port; "0"
+	// disables the server.
+	MetricsBindAddress     string
+	HealthProbeBindAddress string
+	// AllowedCIDRs must contain every IP SAN when not empty.
+	AllowedCIDRs []netip.Prefix
+	// HostnameRegex, anchored, must match every whole DNS SAN when not nil.
+	HostnameRegex *regexp.Regexp
+	// MaxExpiration and MinExpiration bound spec.expirationSeconds; 0 means
+	// no bound.
+	MaxExpiration time.Duration
+	MinExpiration time.Duration
+	// NodeWait is approver.Reconciler.NodeWait.
+	NodeWait time.Duration
+	// LogLevel is the slog level; debug shows logr V(1) to V(4) lines.
+	LogLevel slog.Level
+	// LogFormat is "json" or "text".
+	LogFormat string
+}
+
+// Policy returns the approver policy the options describe.
+func (o Options) Policy() approver.Policy {
+	return approver.Policy{
+		AllowedCIDRs:         o.AllowedCIDRs,
+		HostnameRegex:        o.HostnameRegex,
+		MaxExpirationSeconds: int32(o.MaxExpiration / time.Second),
+		MinExpirationSeconds: int32(o.MinExpiration / time.Second),
+	}
+}
+
+// rawFlags holds flag values before validation.
+type rawFlags struct {
+	cidrs         []string
+	hostnameRegex string
+	logLevel      string
+}
+
+// ParseFlags parses args (without the program name). It prints nothing;
+// it returns pflag.ErrHelp for -h/--help and an error wrapping ErrUsage for
+// invalid arguments.
+func ParseFlags(args []string) (Options, error) {
+	var o Options
+	var raw rawFlags
+	fs := newFlagSet(&o, &raw, io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return Options{}, err
+		}
+		return Options{}, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return Options{}, fmt.Errorf("%w: unexpected arguments %q", ErrUsage, fs.Args())
+	}
+	if err := o.complete(raw); err != nil {
+		return Options{}, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	return o, nil
+}
+
+func newFlagSet(o *Options, raw *rawFlags, out io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("nodeboot-approver", pflag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {}
+	fs.SortFlags = false
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig file; empty: $KUBECONFIG, then the in-cluster service account")
+	fs.BoolVar(&o.LeaderElect, "leader-elect", true, "elect a leader through a Lease so that only one replica decides")
+	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", DefaultLeaderElectionNamespace, "namespace of the leader election Lease")
+	fs.StringVar(&o.LeaderElectionID, "leader-election-id", DefaultLeaderElectionID, "name of the leader election Lease")
+	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", DefaultMetricsBindAddress, "host:port of the Prometheus metrics endpoint; 0 disables it")
+	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", DefaultHealthProbeBindAddress, "host:port of /healthz and /readyz; 0 disables them")
+	fs.StringSliceVar(&raw.cidrs, "allowed-cidrs", nil, "comma-separated CIDRs that must contain every IP SAN (default: no extra limit)")
+	fs.StringVar(&raw.hostnameRegex, "hostname-regex", "", "regular expression every DNS SAN must match in full (default: no extra limit)")
+	fs.DurationVar(&o.MaxExpiration, "max-expiration", DefaultMaxExpiration, "longest spec.expirationSeconds to approve; 0: no limit")
+	fs.DurationVar(&o.MinExpiration, "min-expiration", 0, "shortest spec.expirationSeconds to approve; 0: no limit")
+	fs.DurationVar(&o.NodeWait, "node-wait", DefaultNodeWait, "how long after its creation a CSR waits for its Node to register before it is denied")
+	fs.StringVar(&raw.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&o.LogFormat, "log-format", "json", "json or text")
+	return fs
+}
+
+// complete validates the parsed flags and converts the raw values.
+func (o *Options) complete(raw rawFlags) error {
+	cidrs, err := parseCIDRs(raw.cidrs)
+	if err != nil {
+		return err
+	}
+	o.AllowedCIDRs = cidrs
+	if raw.hostnameRegex != "" {
+		re, err := regexp.Compile(`^(?:` + raw.hostnameRegex + `)$`)
+		if err != nil {
+			return fmt.Errorf("--hostname-regex: %w", err)
+		}
+		o.HostnameRegex = re
+	}
+	if err := o.LogLevel.UnmarshalText([]byte(raw.logLevel)); err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	if o.LogFormat != "json" && o.LogFormat != "text" {
+		return fmt.Errorf("--log-format: %q is neither json nor text", o.LogFormat)
+	}
+	return o.validateDurations()
+}
+
+func (o *Options) validateDurations() error {
+	for _, d := range []struct {
+		flag  string
+		value time.Duration
+	}{{"--max-expiration", o.MaxExpiration}, {"--min-expiration", o.MinExpiration}} {
+		switch {
+		case d.value == 0:
+		case d.value < minAPIExpiration:
+			return fmt.Errorf("%s %s is below the API minimum %s; use 0 for no limit", d.flag, d.value, minAPIExpiration)
+		case d.value > math.MaxInt32*time.Second:
+			return fmt.Errorf("%s %s is too large", d.flag, d.value)
+		case d.value%time.Second != 0:
+			return fmt.Errorf("%s %s is not a whole number of seconds", d.flag, d.value)
+		}
+	}
+	if o.MaxExpiration > 0 && o.MinExpiration > o.MaxExpiration {
+		return fmt.Errorf("--min-expiration %s exceeds --max-expiration %s", o.MinExpiration, o.MaxExpiration)
+	}
+	if o.NodeWait < 0 {
+		return fmt.Errorf("--node-wait %s is negative", o.NodeWait)
+	}
+	return nil
+}
+
+// parseCIDRs parses canonical CIDRs; a CIDR with host bits set is rejected
+// because it usually means a typo in the mask.
+func parseCIDRs(values []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, v := range values {
+		p, err := netip.ParsePrefix(v)
+		if err != nil {
+			return nil, fmt.Errorf("--allowed-cidrs: %w", err)
+		}
+		if p != p.Masked() {
+			return nil, fmt.Errorf("--allowed-cidrs: %s has host bits set; did you mean %s?", v, p.Masked())
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}

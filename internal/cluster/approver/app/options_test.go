@@ -1,0 +1,139 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/nodeboot/nodeboot/internal/cluster/approver"
+)
+
+func TestParseFlagsDefaults(t *testing.T) {
+	o, err := ParseFlags(nil)
+	if err != nil {
+		t.Fatalf("ParseFlags(nil): %v", err)
+	}
+	want := Options{
+		LeaderElect:             true,
+		LeaderElectionNamespace: "kube-system",
+		LeaderElectionID:        "nodeboot-approver",
+		MetricsBindAddress:      "127.0.0.1:8080",
+		HealthProbeBindAddress:  "127.0.0.1:8081",
+		MaxExpiration:           8808 * time.Hour,
+		NodeWait:                5 * time.Minute,
+		LogLevel:                slog.LevelInfo,
+		LogFormat:               "json",
+	}
+	if !optionsEqual(o, want) {
+		t.Fatalf("ParseFlags(nil) = %+v, want %+v", o, want)
+	}
+	wantPolicy := approver.Policy{MaxExpirationSeconds: 31708800}
+	if got := o.Policy(); got.MaxExpirationSeconds != wantPolicy.MaxExpirationSeconds || got.MinExpirationSeconds != 0 ||
+		got.HostnameRegex != nil || got.AllowedCIDRs != nil {
+		t.Fatalf("Policy() = %+v, want %+v", got, wantPolicy)
+	}
+}
+
+func TestParseFlagsLocalProcess(t *testing.T) {
+	args := []string{
+		"--kubeconfig", "/tmp/admin.kubeconfig", "--leader-elect=false",
+		"--metrics-bind-address=0", "--health-probe-bind-address=127.0.0.1:0",
+		"--allowed-cidrs=10.0.0.0/16,fd00::/8", "--allowed-cidrs", "192.168.1.0/24",
+		"--hostname-regex", `ip-[0-9-]+\.ec2\.internal`,
+		"--max-expiration=24h", "--min-expiration=1h", "--node-wait=30s",
+		"--log-level=debug", "--log-format=text",
+	}
+	o, err := ParseFlags(args)
+	if err != nil {
+		t.Fatalf("ParseFlags: %v", err)
+	}
+	want := Options{
+		Kubeconfig:              "/tmp/admin.kubeconfig",
+		LeaderElectionNamespace: "kube-system",
+		LeaderElectionID:        "nodeboot-approver",
+		MetricsBindAddress:      "0",
+		HealthProbeBindAddress:  "127.0.0.1:0",
+		AllowedCIDRs: []netip.Prefix{
+			netip.MustParsePrefix("10.0.0.0/16"), netip.MustParsePrefix("fd00::/8"), netip.MustParsePrefix("192.168.1.0/24"),
+		},
+		HostnameRegex: regexp.MustCompile(`^(?:ip-[0-9-]+\.ec2\.internal)$`),
+		MaxExpiration: 24 * time.Hour,
+		MinExpiration: time.Hour,
+		NodeWait:      30 * time.Second,
+		LogLevel:      slog.LevelDebug,
+		LogFormat:     "text",
+	}
+	if !optionsEqual(o, want) {
+		t.Fatalf("ParseFlags = %+v, want %+v", o, want)
+	}
+	p := o.Policy()
+	if p.MaxExpirationSeconds != 86400 || p.MinExpirationSeconds != 3600 {
+		t.Fatalf("Policy() expirations = %d, %d, want 86400, 3600", p.MaxExpirationSeconds, p.MinExpirationSeconds)
+	}
+	// The regex must match whole names only.
+	for name, want := range map[string]bool{
+		"ip-10-0-0-1.ec2.internal":          true,
+		"ip-10-0-0-1.ec2.internal.evil.com": false,
+		"x.ip-10-0-0-1.ec2.internal":        false,
+	} {
+		if got := p.HostnameRegex.MatchString(name); got != want {
+			t.Errorf("HostnameRegex.MatchString(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestParseFlagsErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{name: "unknown flag", args: []string{"--bogus"}, wantErr: "unknown flag: --bogus"},
+		{name: "positional argument", args: []string{"run"}, wantErr: `unexpected arguments ["run"]`},
+		{name: "bad CIDR", args: []string{"--allowed-cidrs=10.0.0.0/33"}, wantErr: "--allowed-cidrs: netip.ParsePrefix"},
+		{name: "CIDR with host bits", args: []string{"--allowed-cidrs=10.0.0.1/8"}, wantErr: "10.0.0.1/8 has host bits set; did you mean 10.0.0.0/8?"},
+		{name: "bad regex", args: []string{"--hostname-regex=("}, wantErr: "--hostname-regex: error parsing regexp"},
+		{name: "max expiration below API minimum", args: []string{"--max-expiration=5m"}, wantErr: "--max-expiration 5m0s is below the API minimum 10m0s"},
+		{name: "max expiration too large", args: []string{"--max-expiration=700000h"}, wantErr: "--max-expiration 700000h0m0s is too large"},
+		{name: "fractional seconds", args: []string{"--max-expiration=1h0.5s"}, wantErr: "is not a whole number of seconds"},
+		{name: "min above max", args: []string{"--max-expiration=1h", "--min-expiration=2h"}, wantErr: "--min-expiration 2h0m0s exceeds --max-expiration 1h0m0s"},
+		{name: "negative node wait", args: []string{"--node-wait=-1s"}, wantErr: "--node-wait -1s is negative"},
+		{name: "bad duration", args: []string{"--node-wait=soon"}, wantErr: `invalid argument "soon"`},
+		{name: "bad log level", args: []string{"--log-level=loud"}, wantErr: "--log-level"},
+		{name: "bad log format", args: []string{"--log-format=xml"}, wantErr: `--log-format: "xml" is neither json nor text`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseFlags(tc.args)
+			if !errors.Is(err, ErrUsage) {
+				t.Fatalf("ParseFlags(%q) error = %v, want ErrUsage", tc.args, err)
+			}
+			if !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("ParseFlags(%q) error = %q, want it to contain %q", tc.args, err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestParseFlagsHelp(t *testing.T) {
+	for _, arg := range []string{"-h", "--help"} {
+		if _, err := ParseFlags([]string{arg}); !errors.Is(err, pflag.ErrHelp) {
+			t.Errorf("ParseFlags(%q) error = %v, want pflag.ErrHelp", arg, err)
+		}
+	}
+}
+
+// optionsEqual compares options, HostnameRegex by its text.
+func optionsEqual(a, b Options) bool {
+	ra, rb := fmt.Sprint(a.HostnameRegex), fmt.Sprint(b.HostnameRegex)
+	a.HostnameRegex, b.HostnameRegex = nil, nil
+	return reflect.DeepEqual(a, b) && ra == rb
+}

@@ -1,0 +1,180 @@
+package convert
+
+import (
+	"encoding/base64"
+	"reflect"
+
+	nbv1alpha1 "github.com/nodeboot/nodeboot/api/nodeboot/v1alpha1"
+	eksv1alpha1 "github.com/nodeboot/nodeboot/api/v1alpha1"
+	"github.com/nodeboot/nodeboot/internal/config/hub"
+)
+
+// NodeConfig writes spec as a MIME document with one
+// application/node.eks.aws part. The part is node.eks.aws/v1alpha1 when
+// nodeadm can read it; when spec needs nodeboot's extensions (identity,
+// maxPods, cluster.ipFamily) or leaves apiServerEndpoint,
+// certificateAuthority or cidr to eks:DescribeCluster, it is
+// nodeboot.io/v1alpha1 and the returned notes say why. Only set fields are
+// written, map keys sorted. The document decodes back (userdata.Split,
+// decode.NodeConfig) to the same spec.
+func NodeConfig(spec hub.Spec) ([]byte, []string, error) {
+	var n notes
+	apiVersion := nodeConfigAPIVersion(spec, &n)
+	root := newMapping()
+	root.str("apiVersion", apiVersion)
+	root.str("kind", eksv1alpha1.Kind)
+	specNode, err := nodeConfigSpec(spec)
+	if err != nil {
+		return nil, n, err
+	}
+	root.set("spec", specNode.node)
+	body, err := encodeYAML(root.node)
+	if err != nil {
+		return nil, n, err
+	}
+	return mimeDocument(contentTypeNodeConfig, body), n, nil
+}
+
+// nodeConfigAPIVersion picks the group and notes why nodeadm's is not
+// enough.
+func nodeConfigAPIVersion(spec hub.Spec, n *notes) string {
+	const why = "written as nodeboot.io/v1alpha1, which nodeadm cannot read"
+	c := spec.Cluster
+	if !reflect.ValueOf(spec.Identity).IsZero() {
+		n.add("spec.identity", "is a nodeboot extension; %s", why)
+	}
+	if !reflect.ValueOf(spec.MaxPods).IsZero() {
+		n.add("spec.maxPods", "is a nodeboot extension; %s", why)
+	}
+	if c.IPFamily != "" {
+		n.add("spec.cluster.ipFamily", "is a nodeboot extension; %s", why)
+	}
+	for _, missing := range []struct {
+		path  string
+		empty bool
+	}{
+		{"spec.cluster.name", c.Name == ""},
+		{"spec.cluster.apiServerEndpoint", c.APIServerEndpoint == ""},
+		{"spec.cluster.certificateAuthority", len(c.CertificateAuthority) == 0},
+		{"spec.cluster.cidr", c.CIDR == ""},
+	} {
+		if missing.empty {
+			n.add(missing.path, "is not set; nodeadm requires it (nodeboot looks it up with eks:DescribeCluster); %s", why)
+		}
+	}
+	if len(*n) > 0 {
+		return nbv1alpha1.APIVersion
+	}
+	return eksv1alpha1.APIVersion
+}
+
+// nodeConfigSpec builds the spec mapping in the API's field order.
+func nodeConfigSpec(spec hub.Spec) (*mapping, error) {
+	s := newMapping()
+	s.child("cluster", clusterNode(spec.Cluster))
+	containerd, err := containerdNode(spec.Containerd)
+	if err != nil {
+		return nil, err
+	}
+	s.child("containerd", containerd)
+	s.child("instance", instanceNode(spec.Instance))
+	kubelet, err := kubeletNode(spec.Kubelet)
+	if err != nil {
+		return nil, err
+	}
+	s.child("kubelet", kubelet)
+	if len(spec.FeatureGates) > 0 {
+		gates := newMapping()
+		for _, k := range sortedKeys(spec.FeatureGates) {
+			gates.set(k, boolNode(spec.FeatureGates[k]))
+		}
+		s.child("featureGates", gates)
+	}
+	s.child("identity", identityNode(spec.Identity))
+	s.child("maxPods", maxPodsNode(spec.MaxPods))
+	return s, nil
+}
+
+func clusterNode(c hub.Cluster) *mapping {
+	m := newMapping()
+	m.str("name", c.Name)
+	m.str("apiServerEndpoint", c.APIServerEndpoint)
+	if len(c.CertificateAuthority) > 0 {
+		m.str("certificateAuthority", base64.StdEncoding.EncodeToString(c.CertificateAuthority))
+	}
+	m.str("cidr", c.CIDR)
+	m.str("ipFamily", c.IPFamily)
+	m.boolPtr("enableOutpost", c.EnableOutpost)
+	m.str("id", c.ID)
+	return m
+}
+
+func containerdNode(c hub.Containerd) (*mapping, error) {
+	m := newMapping()
+	m.block("config", c.Config)
+	if err := m.jsonObject("baseRuntimeSpec", "spec.containerd.baseRuntimeSpec", c.BaseRuntimeSpec); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func instanceNode(in hub.Instance) *mapping {
+	m := newMapping()
+	if len(in.Environment) > 0 {
+		env := newMapping()
+		for _, service := range sortedKeys(in.Environment) {
+			vars := newMapping()
+			for _, k := range sortedKeys(in.Environment[service]) {
+				vars.set(k, strNode(in.Environment[service][k]))
+			}
+			env.set(service, vars.node)
+		}
+		m.child("environment", env)
+	}
+	ls := newMapping()
+	ls.str("strategy", in.LocalStorage.Strategy)
+	ls.str("mountPath", in.LocalStorage.MountPath)
+	ls.strings("disabledMounts", in.LocalStorage.DisabledMounts)
+	m.child("localStorage", ls)
+	net := newMapping()
+	net.strings("nameservers", in.Network.Nameservers)
+	net.strings("domains", in.Network.Domains)
+	m.child("network", net)
+	return m
+}
+
+func kubeletNode(k hub.Kubelet) (*mapping, error) {
+	m := newMapping()
+	if err := m.jsonObject("config", "spec.kubelet.config", k.Config); err != nil {
+		return nil, err
+	}
+	m.strings("flags", k.Flags)
+	m.str("maxPodsExpression", k.MaxPodsExpression)
+	return m, nil
+}
+
+func identityNode(id hub.Identity) *mapping {
+	m := newMapping()
+	m.str("mode", id.Mode)
+	exec := newMapping()
+	exec.str("command", id.Exec.Command)
+	exec.strings("args", id.Exec.Args)
+	exec.stringMap("env", id.Exec.Env)
+	m.child("exec", exec)
+	bt := newMapping()
+	bt.str("token", id.BootstrapToken.Token)
+	bt.strings("caCertHashes", id.BootstrapToken.CACertHashes)
+	bt.boolean("unsafeSkipCAVerification", id.BootstrapToken.UnsafeSkipCAVerification)
+	m.child("bootstrapToken", bt)
+	return m
+}
+
+func maxPodsNode(p hub.MaxPodsPolicy) *mapping {
+	m := newMapping()
+	m.boolPtr("prefixDelegation", p.PrefixDelegation)
+	m.boolPtr("customNetworking", p.CustomNetworking)
+	m.integer("maxENIs", p.MaxENIs)
+	m.boolPtr("cap", p.Cap)
+	m.boolPtr("set", p.Set)
+	return m
+}

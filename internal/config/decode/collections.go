@@ -1,0 +1,144 @@
+package decode
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	yaml "sigs.k8s.io/yaml/goyaml.v3"
+
+	"github.com/nodeboot/nodeboot/internal/config/validate/suggest"
+)
+
+// object decodes a mapping into a struct, field by JSON name.
+func (w *walker) object(n *yaml.Node, path string, v reflect.Value) {
+	if !w.expectKind(n, path, yaml.MappingNode, v.Type()) {
+		return
+	}
+	fields := fieldsOf(v.Type())
+	w.eachPair(n, path, childPath, func(key string, kn, vn *yaml.Node) {
+		f, ok := fields.byName[key]
+		if !ok {
+			w.unknownField(kn, childPath(path, key), key, fields)
+			return
+		}
+		w.value(vn, childPath(path, key), fieldByIndex(v, f.index))
+	})
+}
+
+// unknownField reports a key the type does not have, with the nearest
+// known name, the sub-section that has such a field (a key indented one
+// level too little), or the list of known names.
+func (w *walker) unknownField(kn *yaml.Node, path, key string, fields *structInfo) {
+	msg := fmt.Sprintf("unknown field %q", key)
+	switch hint, near, owner := w.hint(path), suggest.Closest(key, fields.names), fieldOwner(fields, key); {
+	case hint != "":
+		msg += "; " + hint
+	case near != "":
+		msg += fmt.Sprintf("; did you mean %q?", near)
+	case owner != "":
+		msg += fmt.Sprintf("; %s has a field %q: is it indented under %s?", childPath(parentPath(path), owner), key, owner)
+	case len(fields.names) <= 12:
+		msg += "; known fields: " + strings.Join(fields.names, ", ")
+	}
+	w.errorf(kn, path, "%s", msg)
+}
+
+// fieldOwner returns the name of a struct-typed field of fields whose own
+// fields include key, or "".
+func fieldOwner(fields *structInfo, key string) string {
+	for _, name := range fields.names {
+		t := fields.byName[name].typ
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || specialDecoder(t) != nil {
+			continue
+		}
+		if _, ok := fieldsOf(t).byName[key]; ok {
+			return name
+		}
+	}
+	return ""
+}
+
+// hint asks unknownHint, when set.
+func (w *walker) hint(path string) string {
+	if w.unknownHint == nil {
+		return ""
+	}
+	return w.unknownHint(path)
+}
+
+// mapping decodes a mapping into a map with string-like keys.
+func (w *walker) mapping(n *yaml.Node, path string, v reflect.Value) {
+	t := v.Type()
+	if !w.expectKind(n, path, yaml.MappingNode, t) {
+		return
+	}
+	if t.Key().Kind() != reflect.String {
+		w.errorf(n, path, "cannot decode into %s (internal schema error)", t)
+		return
+	}
+	m := reflect.MakeMapWithSize(t, len(n.Content)/2)
+	w.eachPair(n, path, keyPath, func(key string, _, vn *yaml.Node) {
+		ev := reflect.New(t.Elem()).Elem()
+		w.value(vn, keyPath(path, key), ev)
+		m.SetMapIndex(reflect.ValueOf(key).Convert(t.Key()), ev)
+	})
+	v.Set(m)
+}
+
+// list decodes a sequence into a slice.
+func (w *walker) list(n *yaml.Node, path string, v reflect.Value) {
+	if !w.expectKind(n, path, yaml.SequenceNode, v.Type()) {
+		return
+	}
+	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+	for i, item := range n.Content {
+		w.value(item, indexPath(path, i), s.Index(i))
+	}
+	v.Set(s)
+}
+
+// eachPair calls fn for every key/value of a mapping in document order,
+// reporting keys that are not scalars, YAML merge keys and duplicates
+// (which are skipped); join makes a key's path (childPath for struct
+// fields, keyPath for map keys). Key problems do not mark the mapping as
+// failed, so the keys that are fine are still checked.
+func (w *walker) eachPair(n *yaml.Node, path string, join func(parent, key string) string, fn func(key string, kn, vn *yaml.Node)) {
+	var seen map[string]*yaml.Node
+	if len(n.Content) > 2 {
+		seen = make(map[string]*yaml.Node, len(n.Content)/2)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn := w.enter(n.Content[i])
+		if kn == nil {
+			return
+		}
+		if !w.validKey(kn, path) {
+			continue
+		}
+		if first, dup := seen[kn.Value]; dup {
+			w.report(kn, join(path, kn.Value), "duplicate key %q (first at line %d); remove one of them", kn.Value, w.at(first).Line)
+			continue
+		}
+		if seen != nil {
+			seen[kn.Value] = kn
+		}
+		fn(kn.Value, kn, n.Content[i+1])
+	}
+}
+
+// validKey reports keys that cannot name a field: non-scalars and merge keys.
+func (w *walker) validKey(kn *yaml.Node, path string) bool {
+	switch {
+	case kn.Kind != yaml.ScalarNode:
+		w.report(kn, path, "mapping keys must be strings, got %s", describe(kn))
+		return false
+	case kn.ShortTag() == tagMerge:
+		w.report(kn, path, "YAML merge keys (<<) are not supported; write the fields out")
+		return false
+	}
+	return true
+}

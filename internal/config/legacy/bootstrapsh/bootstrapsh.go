@@ -1,0 +1,122 @@
+package bootstrapsh
+
+import (
+	"bytes"
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/userdata"
+)
+
+// FormatName is the diag.Source Format of every problem reported here.
+const FormatName = "bootstrap.sh"
+
+// Result is what a shell script says through its bootstrap.sh call.
+type Result struct {
+	// Found is set when the script calls /etc/eks/bootstrap.sh. A script
+	// without a call is not bootstrap.sh user data: Found is false and
+	// Spec empty (problems may still be returned about mentions of
+	// bootstrap.sh that could not be read as a call).
+	Found bool
+	// Spec is the call's configuration. With errors among the problems it
+	// is best effort and must not be applied.
+	Spec hub.Spec
+	// Positions maps the field paths of Spec that the call sets to where
+	// their value stands in the user data.
+	Positions diag.Positions
+	// Args is the call's argument list after the script path, expanded as
+	// bash would (an argument that could not be expanded is kept as
+	// written); ParseArgs reads the same list.
+	Args []string
+}
+
+// ParseScript finds the /etc/eks/bootstrap.sh call in a shell script and
+// converts it to a hub.Spec. It never runs anything: see the package
+// documentation for what is understood. doc.Data is read as a shell
+// script whatever doc.Format says.
+func ParseScript(doc userdata.Document) (res Result, problems diag.List) {
+	src := doc.Source
+	src.Format = FormatName
+	defer func() {
+		if r := recover(); r != nil {
+			res = Result{}
+			problems.Errorf(src, "", diag.Position{}, "internal error while reading the bootstrap.sh call (please report this): %v", r)
+		}
+	}()
+	base := max(src.Line, 1)
+	script, crlf, synErr := parseScript(doc.Data)
+	if synErr != nil {
+		if !bytes.Contains(doc.Data, []byte(bootstrapPath)) {
+			return Result{}, nil // not ours
+		}
+		problems.Errorf(src, "", diag.Position{Line: base + synErr.pos.line - 1, Column: synErr.pos.col},
+			"the script mentions %s but is not valid shell, so the call cannot be read: %s", bootstrapPath, synErr.msg)
+		return Result{}, problems
+	}
+	in := newInterp(src, base)
+	in.walkList(script, execContext{})
+	in.reportCalls()
+	if len(in.calls) == 0 {
+		return Result{}, in.problems
+	}
+	if crlf {
+		in.warnf(position{line: 1, col: 1}, "the script has CRLF (Windows) line endings: bash keeps the \\r at the end of each line (the #! line fails, and bootstrap.sh would get a cluster name ending in \\r); nodeboot reads the lines without it, but convert the file to LF endings")
+	}
+	first := in.calls[0]
+	spec, positions, more := parseInvocation(first.args, first.env, src, in.at(first.pos))
+	problems = append(in.problems, more...)
+	sortByLine(problems)
+	args := make([]string, len(first.args))
+	for i, a := range first.args {
+		args[i] = a.text
+	}
+	return Result{Found: true, Spec: spec, Positions: positions, Args: args}, problems
+}
+
+// ParseArgs converts a bootstrap.sh argument list (without the script
+// path) to a hub.Spec, with the exact meaning bootstrap.sh gives every
+// option. It is what `nodeboot bootstrap-sh ARGS…` runs. Problems carry
+// src and no positions.
+func ParseArgs(args []string, src diag.Source) (hub.Spec, diag.List) {
+	return ParseArgsEnv(args, nil, src)
+}
+
+// ParseArgsEnv is ParseArgs for a command that also has bootstrap.sh's
+// environment: environ (KEY=value entries, as os.Environ returns) supplies
+// the options that are not given, the way bootstrap.sh falls back to its
+// variables (USE_MAX_PODS, KUBELET_EXTRA_ARGS, …).
+func ParseArgsEnv(args, environ []string, src diag.Source) (hub.Spec, diag.List) {
+	if src.Format == "" {
+		src.Format = FormatName
+	}
+	in := make([]argument, len(args))
+	for i, a := range args {
+		in[i] = argument{text: a}
+	}
+	env := map[string]envInput{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = envInput{value: v}
+		}
+	}
+	spec, _, problems := parseInvocation(in, env, src, diag.Position{})
+	return spec, problems
+}
+
+// parseInvocation reads an argument list and builds the spec.
+func parseInvocation(args []argument, env map[string]envInput, src diag.Source, callPos diag.Position) (hub.Spec, diag.Positions, diag.List) {
+	r := &argReader{src: src, callPos: callPos}
+	b := &specBuilder{argReader: r, inv: r.readArgs(args, env), positions: diag.Positions{}}
+	b.build()
+	return b.spec, b.positions, r.problems
+}
+
+// sortByLine orders problems by line, keeping the order of equal lines.
+func sortByLine(ps diag.List) {
+	slices.SortStableFunc(ps, func(a, b diag.Problem) int {
+		return cmp.Compare(a.Position.Line, b.Position.Line)
+	})
+}

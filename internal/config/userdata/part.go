@@ -1,0 +1,129 @@
+package userdata
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"mime/quotedprintable"
+	"strings"
+
+	"github.com/nodeboot/nodeboot/internal/config/diag"
+)
+
+// part reads part n, whose "--boundary" line has index open and which runs
+// up to (not including) line index to.
+func (s *mimeSplitter) part(n, open, to int) {
+	src := s.src
+	src.Part = n
+	from := open + 1
+	if from >= to {
+		s.warnf(src, open+1, "part %d (line %d) is empty: no headers and no body; skipped", n, open+1)
+		return
+	}
+	hb, fault := readHeaderBlock(s.data, s.lines, from, to, isPartHeader)
+	if fault != nil {
+		if fault.kind != faultEnd || len(hb.fields) == 0 {
+			s.partHeaderFault(src, n, open, hb, fault)
+			return
+		}
+		s.warnf(src, open+1, "part %d (line %d) has headers but no body", n, open+1)
+	}
+	media := "text/plain"
+	if ct := hb.get("content-type"); ct == nil {
+		s.warnf(src, open+1, "part %d (line %d) has no Content-Type header; read as text/plain (RFC 2045)", n, open+1)
+	} else {
+		var paramErr, ok bool
+		if media, _, paramErr, ok = s.contentType(src, ct, fmt.Sprintf("part %d", n)); !ok {
+			return
+		}
+		if paramErr {
+			s.warnf(src, ct.line, "part %d: Content-Type parameters at line %d are not valid MIME syntax and are ignored", n, ct.line)
+		}
+	}
+	src.ContentType = media
+	s.emit(src, fmt.Sprintf("part %d", n), hb, s.bytesBetween(hb.body, to))
+}
+
+// singleBody reads the body of a MIME message that is not multipart as one
+// document (Part 0).
+func (s *mimeSplitter) singleBody(hb headerBlock, media string) {
+	src := s.src
+	src.ContentType = media
+	s.emit(src, "MIME body", hb, s.bytesBetween(hb.body, len(s.lines)))
+}
+
+// emit decodes a body and appends it as a document; what names it in
+// messages ("part 2", "MIME body").
+func (s *mimeSplitter) emit(src diag.Source, what string, hb headerBlock, body []byte) {
+	line := hb.body + 1
+	media := src.ContentType
+	if strings.HasPrefix(media, "multipart/") {
+		s.warnf(src, line, "%s (body at line %d) is a nested %s; nested multipart is not descended, listed as %q", what, line, media, FormatOther)
+		s.append(src, FormatOther, line, body)
+		return
+	}
+	data, undone, ok := s.decodeBody(src, what, hb, body, line)
+	if !ok {
+		return
+	}
+	format := formatOfMediaType(media)
+	if media == "text/plain" {
+		format = sniffPlainText(data)
+	}
+	if undone != "" {
+		// Lines of decoded text match no line of the payload: positions
+		// count from the start of the decoded body instead.
+		src.Decoded, line = undone, 1
+	}
+	s.append(src, format, line, data)
+}
+
+func (s *mimeSplitter) append(src diag.Source, format Format, line int, data []byte) {
+	src.Format = string(format)
+	src.Line = line
+	s.docs = append(s.docs, Document{Source: src, Format: format, Data: data})
+}
+
+// decodeBody undoes Content-Transfer-Encoding, then, like nodeadm, sniffs
+// base64 (unless the part already declared base64) and gunzips by magic.
+// It returns the body and the name of every encoding undone, innermost
+// first ("" when the body was used as written).
+func (s *mimeSplitter) decodeBody(src diag.Source, what string, hb headerBlock, body []byte, line int) ([]byte, string, bool) {
+	declared := ""
+	if cte := hb.get("content-transfer-encoding"); cte != nil {
+		var err error
+		switch strings.ToLower(cte.value) {
+		case "", "7bit", "8bit", "binary":
+		case "base64":
+			declared = encodingBase64
+			body, err = decodeBase64Body(body)
+		case "quoted-printable":
+			declared = encodingQuotedPrintable
+			body, err = io.ReadAll(quotedprintable.NewReader(bytes.NewReader(body)))
+		default:
+			s.warnf(src, cte.line, "%s: unknown Content-Transfer-Encoding %q at line %d; body read as is", what, cte.value, cte.line)
+		}
+		if err != nil {
+			s.errorf(src, line, "%s: Content-Transfer-Encoding %s (line %d), but the body starting at line %d does not decode: %v", what, cte.value, cte.line, line, err)
+			return nil, "", false
+		}
+	}
+	out, undone, err := undoTransport(body, declared != encodingBase64)
+	if err != nil {
+		s.errorf(src, line, "%s (body at line %d): %v", what, line, err)
+		return nil, "", false
+	}
+	return out, wrappedIn(undone, declared), true
+}
+
+// partHeaderFault reports part headers that are not ended by a blank line.
+func (s *mimeSplitter) partHeaderFault(src diag.Source, n, open int, hb headerBlock, f *headerFault) {
+	switch {
+	case f.kind == faultFold:
+		s.errorf(src, f.line, "part %d (line %d): line %d %q is indented (a folded header line) but no header precedes it", n, open+1, f.line, excerpt(f.text))
+	case len(hb.fields) > 0:
+		s.errorf(src, f.line, "part %d (line %d): headers are not followed by a blank line: line %d %q is not a MIME header; insert an empty line between the part headers and the body", n, open+1, f.line, excerpt(f.text))
+	default:
+		s.errorf(src, f.line, "part %d (line %d) has no headers and no blank line: it starts with %q at line %d; add a Content-Type header and an empty line", n, open+1, excerpt(f.text), f.line)
+	}
+}

@@ -1,0 +1,77 @@
+package validate
+
+import (
+	"encoding/json"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/maxpods"
+)
+
+// What kubelet.config may say about its own type.
+const (
+	kubeletConfigKind       = "KubeletConfiguration"
+	kubeletConfigAPIVersion = "kubelet.config.k8s.io/v1beta1"
+)
+
+// kubeletValues checks flags, the max pods expression, the type of the
+// config fragment and the values of its fields the kubelet validates (field
+// names and types are checked by the decoder against KubeletConfiguration).
+func kubeletValues(k hub.Kubelet, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, f := range k.Flags {
+		if detail := flagProblem(f); detail != "" {
+			errs = append(errs, field.Invalid(fld.Child("flags").Index(i), f, detail))
+		}
+	}
+	if k.MaxPodsExpression != "" {
+		if err := maxpods.CheckExpression(k.MaxPodsExpression); err != nil {
+			errs = append(errs, field.Invalid(fld.Child("maxPodsExpression"), k.MaxPodsExpression, oneLine(err.Error())))
+		}
+	}
+	errs = append(errs, typeMetaValue(k.Config, "kind", kubeletConfigKind, fld.Child("config"))...)
+	errs = append(errs, typeMetaValue(k.Config, "apiVersion", kubeletConfigAPIVersion, fld.Child("config"))...)
+	errs = append(errs, kubeletConfigValues(k.Config, fld.Child("config"))...)
+	return errs
+}
+
+// flagProblem says what is wrong with one extra kubelet flag, or "".
+func flagProblem(f string) string {
+	switch {
+	case !strings.HasPrefix(f, "--"):
+		return "must start with --, e.g. --node-labels=team=a"
+	case len(f) == 2 || f[2] == '=':
+		return "has no flag name after --"
+	case strings.ContainsAny(f, " \t\n\r"):
+		return "must not contain whitespace: flags are joined with spaces on the kubelet command line; give each flag as its own list item"
+	}
+	return ""
+}
+
+// typeMetaValue checks that config[key], when present, is the string want.
+func typeMetaValue(config map[string]json.RawMessage, key, want string, fld *field.Path) field.ErrorList {
+	raw, ok := config[key]
+	if !ok {
+		return nil
+	}
+	var got string
+	if err := json.Unmarshal(raw, &got); err != nil || got != want {
+		return field.ErrorList{field.Invalid(fld.Key(key), string(raw), "must be "+want+" when given; remove it to let nodeboot fill it in")}
+	}
+	return nil
+}
+
+// oneLine keeps the message lines of a CEL error and drops the source
+// excerpt and caret lines (" | ..."), so the problem prints on one line.
+func oneLine(msg string) string {
+	var kept []string
+	for line := range strings.Lines(msg) {
+		line = strings.TrimRight(line, "\n")
+		if !strings.HasPrefix(line, " |") && strings.TrimSpace(line) != "" {
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "; ")
+}

@@ -1,0 +1,50 @@
+package agent
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/node/apply"
+	"github.com/nodeboot/nodeboot/internal/node/render"
+)
+
+// loadCache returns nil, nil when there is no cache.
+func (a *Agent) loadCache(path string) (*cacheEntry, error) {
+	if path == "" {
+		return nil, nil
+	}
+	p, err := apply.Writer{Root: a.Root}.Path(path)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var e cacheEntry
+	if err := json.Unmarshal(b, &e); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", path, err)
+	}
+	return &e, nil
+}
+
+// saveCache writes the cache atomically, private to root (it holds the CA
+// and possibly a bootstrap token).
+func (a *Agent) saveCache(path string, userSpec hub.Spec, cfg hub.NodeConfig) error {
+	if path == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(cacheEntry{UserSpec: userSpec, Config: cfg}, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = apply.Writer{Root: a.Root}.Apply([]render.File{{Path: path, Mode: 0o600, Data: append(b, '\n')}}, nil)
+	return err
+}

@@ -1,0 +1,145 @@
+package agent
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/config/validate"
+)
+
+// DocumentInfo describes one document found in the sources.
+type DocumentInfo struct {
+	Source diag.Source `json:"source"`
+	// Applied is false for documents nodeboot lists but leaves to others
+	// (cloud-init parts, shell scripts without a bootstrap.sh call).
+	Applied bool `json:"applied"`
+}
+
+// CheckReport is the result of `nodeboot config check`.
+type CheckReport struct {
+	Documents []DocumentInfo `json:"documents"`
+	Problems  diag.List      `json:"problems"`
+	// Discover lists cluster fields that will be looked up at boot.
+	Discover []string `json:"discover,omitempty"`
+	Valid    bool     `json:"valid"`
+}
+
+// Check reads, decodes, merges and validates without touching AWS APIs or
+// the host (IMDS is read only for an imds:// source).
+func (a *Agent) Check(ctx context.Context, sources []string) (CheckReport, error) {
+	in, err := a.Read(ctx, sources)
+	if err != nil {
+		return CheckReport{}, err
+	}
+	rep := CheckReport{Documents: in.DocumentInfos(), Problems: in.Problems}
+	decodeErrors := in.Problems.HasErrors()
+	spec, problems, err := in.Merged()
+	switch {
+	case errors.Is(err, ErrNoConfig):
+		if !decodeErrors {
+			rep.Problems.Errorf(diag.Source{}, "", diag.Position{}, "%v in %s", err, strings.Join(sources, ", "))
+		}
+	case err != nil:
+		// Documents already in error may not merge; their problems say why.
+		if !decodeErrors {
+			rep.Problems.Errorf(diag.Source{URI: "merged configuration"}, "", diag.Position{}, "%v", err)
+		}
+	default:
+		rep.Problems = append(rep.Problems, newFields(rep.Problems, problems)...)
+		if !decodeErrors {
+			rep.Discover = validate.DiscoveryNeeded(spec)
+		}
+	}
+	sortProblems(rep.Documents, rep.Problems)
+	rep.Valid = !rep.Problems.HasErrors()
+	return rep, nil
+}
+
+// sortProblems orders problems as a reader meets them: by document, then
+// line and column. Problems without a document (merged configuration) come
+// last; the sort is stable, so equal positions keep their order.
+func sortProblems(docs []DocumentInfo, problems diag.List) {
+	rank := func(p diag.Problem) int {
+		for i, d := range docs {
+			if d.Source.URI == p.Source.URI && d.Source.Part == p.Source.Part {
+				return i
+			}
+		}
+		return len(docs)
+	}
+	slices.SortStableFunc(problems, func(a, b diag.Problem) int {
+		return cmp.Or(cmp.Compare(rank(a), rank(b)),
+			cmp.Compare(a.Position.Line, b.Position.Line),
+			cmp.Compare(a.Position.Column, b.Position.Column))
+	})
+}
+
+// newFields drops merged-config problems about fields already reported, so
+// every problem is reported once even when some documents are in error.
+func newFields(have, merged diag.List) diag.List {
+	seen := map[string]bool{}
+	for _, p := range have {
+		seen[p.Field] = true
+	}
+	var out diag.List
+	for _, p := range merged {
+		if !seen[p.Field] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// DocumentInfos says, for every document found, what it was read as and
+// whether it contributed to the config.
+func (in Input) DocumentInfos() []DocumentInfo {
+	out := make([]DocumentInfo, 0, len(in.Documents))
+	for _, d := range in.Documents {
+		src := d.Source
+		src.Format = string(d.Format)
+		applied := false
+		for _, f := range in.Fragments {
+			if f.Source.URI == src.URI && f.Source.Part == src.Part {
+				applied = true
+				if f.Source.Format != "" {
+					src.Format = f.Source.Format
+				}
+			}
+		}
+		out = append(out, DocumentInfo{Source: src, Applied: applied})
+	}
+	return out
+}
+
+// WriteText renders the report for people.
+func (r CheckReport) WriteText(w io.Writer) error {
+	var b strings.Builder
+	for _, d := range r.Documents {
+		state := "applied"
+		if !d.Applied {
+			state = "not applied"
+		}
+		fmt.Fprintf(&b, "%s: %s (%s)\n", d.Source.String(), d.Source.Format, state)
+	}
+	for _, p := range r.Problems {
+		b.WriteString(p.String())
+		b.WriteByte('\n')
+	}
+	if len(r.Discover) > 0 {
+		fmt.Fprintf(&b, "note: %s will be discovered with eks:DescribeCluster at boot\n", strings.Join(r.Discover, ", "))
+	}
+	errs, warns := len(r.Problems.Filter(diag.SeverityError)), len(r.Problems.Filter(diag.SeverityWarning))
+	if r.Valid {
+		fmt.Fprintf(&b, "configuration is valid (%d warning(s))\n", warns)
+	} else {
+		fmt.Fprintf(&b, "configuration is invalid: %d error(s), %d warning(s)\n", errs, warns)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

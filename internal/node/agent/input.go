@@ -1,0 +1,137 @@
+package agent
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"errors"
+	"fmt"
+
+	"github.com/nodeboot/nodeboot/api/v1alpha1"
+	"github.com/nodeboot/nodeboot/internal/aws/imds"
+	"github.com/nodeboot/nodeboot/internal/config/decode"
+	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/merge"
+	"github.com/nodeboot/nodeboot/internal/config/userdata"
+	"github.com/nodeboot/nodeboot/internal/config/validate"
+)
+
+// ErrNoConfig is returned when no source holds any node configuration.
+var ErrNoConfig = errors.New("no node configuration found")
+
+// Fragment is one decoded document's contribution to the config.
+type Fragment struct {
+	Spec      hub.Spec
+	Source    diag.Source
+	Positions diag.Positions
+	// APIVersion is the NodeConfig apiVersion, empty for other formats.
+	APIVersion string
+}
+
+// Input is everything read from the config sources.
+type Input struct {
+	// Documents are all documents found, applied or not, in order.
+	Documents []userdata.Document
+	// Fragments are the decoded configs, in merge order.
+	Fragments []Fragment
+	Problems  diag.List
+}
+
+// Read reads and decodes every source in order.
+func (a *Agent) Read(ctx context.Context, sources []string) (Input, error) {
+	reader := userdata.Reader{Root: a.Root, IMDS: userDataFetcher{a.Metadata}}
+	var in Input
+	for _, uri := range sources {
+		docs, problems, err := reader.Read(ctx, uri)
+		if err != nil {
+			return in, err // names the source already
+		}
+		in.Problems = append(in.Problems, problems...)
+		for _, doc := range docs {
+			in.Documents = append(in.Documents, doc)
+			frags, problems := DecodeDocument(doc)
+			in.Fragments = append(in.Fragments, frags...)
+			in.Problems = append(in.Problems, problems...)
+		}
+	}
+	return in, nil
+}
+
+// DecodeDocument dispatches on the document's format.
+func DecodeDocument(doc userdata.Document) ([]Fragment, diag.List) {
+	switch doc.Format {
+	case userdata.FormatNodeConfig:
+		decoded, problems := decode.NodeConfig(doc)
+		frags := make([]Fragment, 0, len(decoded))
+		for _, d := range decoded {
+			frags = append(frags, Fragment{Spec: d.Spec, Source: d.Source, Positions: d.Positions, APIVersion: d.APIVersion})
+		}
+		return frags, problems
+	default:
+		return decodeLegacy(doc)
+	}
+}
+
+// Merged merges the fragments and validates the result. Problems found in
+// the merged config have no single source; they name the field.
+func (in Input) Merged() (hub.Spec, diag.List, error) {
+	if len(in.Fragments) == 0 {
+		return hub.Spec{}, nil, ErrNoConfig
+	}
+	specs := make([]hub.Spec, len(in.Fragments))
+	for i, f := range in.Fragments {
+		specs[i] = f.Spec
+	}
+	spec, err := merge.Specs(specs...)
+	if err != nil {
+		return hub.Spec{}, nil, fmt.Errorf("merge: %w", err)
+	}
+	return spec, in.attribute(validate.Merged(spec, validate.Options{NodeadmStrict: in.nodeadmOnly()})), nil
+}
+
+// nodeadmOnly reports whether every fragment is a node.eks.aws document:
+// such a config must be complete the way nodeadm requires, not discovered.
+func (in Input) nodeadmOnly() bool {
+	for _, f := range in.Fragments {
+		if f.APIVersion != v1alpha1.APIVersion {
+			return false
+		}
+	}
+	return len(in.Fragments) > 0
+}
+
+// attribute places each merged-config error in the last document that set
+// the field (or, for a missing field, its nearest parent), so users see
+// which part to fix.
+func (in Input) attribute(errs field.ErrorList) diag.List {
+	out := make(diag.List, 0, len(errs))
+	for _, e := range errs {
+		p := diag.Problem{Severity: diag.SeverityError, Source: diag.Source{URI: "merged configuration"}, Field: e.Field, Message: e.ErrorBody()}
+		for i := len(in.Fragments) - 1; i >= 0; i-- {
+			if pos := in.Fragments[i].Positions.Lookup(e.Field); !pos.IsZero() {
+				p.Source, p.Position = in.Fragments[i].Source, pos
+				break
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// userDataFetcher adapts Metadata to userdata.UserDataFetcher, mapping a
+// missing user-data document to userdata.ErrNoUserData.
+type userDataFetcher struct{ md Metadata }
+
+// UserData fetches the user data, mapping 404 to userdata.ErrNoUserData.
+func (f userDataFetcher) UserData(ctx context.Context) ([]byte, error) {
+	if f.md == nil {
+		return nil, fmt.Errorf("%w: no instance metadata client", userdata.ErrNoUserData)
+	}
+	b, err := f.md.UserData(ctx)
+	if errors.Is(err, imds.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %w", userdata.ErrNoUserData, err)
+	}
+	return b, err
+}

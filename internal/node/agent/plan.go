@@ -1,0 +1,181 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/nodeboot/nodeboot/internal/config/eni"
+	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/maxpods"
+	"github.com/nodeboot/nodeboot/internal/node/host"
+	"github.com/nodeboot/nodeboot/internal/node/render"
+	"github.com/nodeboot/nodeboot/internal/node/render/containerd"
+	"github.com/nodeboot/nodeboot/internal/node/render/kubelet"
+	"github.com/nodeboot/nodeboot/internal/node/render/system"
+)
+
+const nvidiaRuntimePath = host.NvidiaRuntimePath
+
+// Scope selects which components a plan covers (init --daemon).
+type Scope struct {
+	Containerd, Kubelet bool
+}
+
+// AllDaemons is the default scope.
+var AllDaemons = Scope{Containerd: true, Kubelet: true}
+
+// Plan is everything the config phase writes and what must happen after.
+type Plan struct {
+	Files []render.File
+	// Absent are managed paths that must not exist (no longer rendered).
+	Absent   []string
+	Actions  system.Actions
+	MaxPods  maxpods.Result
+	Reserved maxpods.Reserved
+	// LocalStorage is the instance-store strategy asked for, if any.
+	LocalStorage string
+}
+
+// Host facts the renderers need but the hub does not carry.
+type HostInputs struct {
+	// CredentialProviderBin is the installed ecr-credential-provider, or "".
+	CredentialProviderBin string
+	// EtcHosts is the current /etc/hosts (Outposts pinning edits it).
+	EtcHosts []byte
+}
+
+// MakePlan renders every file for cfg. It is pure.
+func MakePlan(cfg hub.NodeConfig, hi HostInputs, scope Scope) (Plan, error) {
+	mp := computeMaxPods(cfg)
+	reserved := maxpods.KubeReserved(cfg.Status.Hardware.CPUs, cfg.Status.Hardware.MemoryMiB, effectiveMaxPods(cfg.Spec, mp))
+	p := Plan{MaxPods: mp, Reserved: reserved, LocalStorage: cfg.Spec.Instance.LocalStorage.Strategy}
+	var files []render.File
+	files, p.Actions = system.Render(cfg)
+	p.Files = append(p.Files, files...)
+	p.Absent = absent([]string{system.ManagerEnvironmentPath, system.ResolvedDropInPath}, files)
+	if hosts, ok := pinnedHosts(cfg, hi.EtcHosts); ok {
+		p.Files = append(p.Files, hosts)
+	}
+	if scope.Containerd {
+		files, err := containerd.Render(cfg, containerdInputs(cfg))
+		if err != nil {
+			return Plan{}, fmt.Errorf("containerd config: %w", err)
+		}
+		p.Files = append(p.Files, files...)
+		p.Absent = append(p.Absent, absent([]string{containerd.SOCIConfigPath, containerd.SOCIDropInPath}, files)...)
+		if containerd.FastImagePullEnabled(cfg) {
+			p.Actions.DaemonReload = true
+		}
+	}
+	if scope.Kubelet {
+		files, err := kubelet.Render(cfg, kubelet.Inputs{
+			MaxPods:               mp.MaxPods,
+			SetMaxPods:            cfg.Spec.MaxPods.Set == nil || *cfg.Spec.MaxPods.Set,
+			KubeReserved:          reserved.Map(),
+			CredentialProviderBin: hi.CredentialProviderBin,
+		})
+		if err != nil {
+			return Plan{}, fmt.Errorf("kubelet config: %w", err)
+		}
+		p.Files = append(p.Files, files...)
+		p.Absent = append(p.Absent, absent(kubelet.ManagedPaths(), files)...)
+	}
+	return p, nil
+}
+
+// pinnedHosts renders /etc/hosts with the Outposts API server pinned; it
+// renders nothing when the file would not change.
+func pinnedHosts(cfg hub.NodeConfig, existing []byte) (render.File, bool) {
+	if len(cfg.Status.APIServerIPs) == 0 {
+		return render.File{}, false
+	}
+	host, err := apiServerHost(cfg.Spec.Cluster.APIServerEndpoint)
+	if err != nil || host == "" {
+		return render.File{}, false
+	}
+	data := system.PinnedHosts(existing, host, cfg.Status.APIServerIPs)
+	return render.File{Path: system.HostsPath, Mode: 0o644, Data: data}, true
+}
+
+func absent(managed []string, files []render.File) []string {
+	var out []string
+	for _, m := range managed {
+		if !slices.ContainsFunc(files, func(f render.File) bool { return f.Path == m }) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func containerdInputs(cfg hub.NodeConfig) containerd.Inputs {
+	if cfg.Status.Hardware.NvidiaRuntime {
+		return containerd.Inputs{RuntimeName: "nvidia", RuntimeBinary: nvidiaRuntimePath}
+	}
+	return containerd.Inputs{RuntimeName: "runc"}
+}
+
+// computeMaxPods derives maxPods from the user value, the expression or the
+// ENI formula. A bad expression falls back to the formula (nodeadm parity)
+// with a warning in the result; decoding already rejected it for check.
+func computeMaxPods(cfg hub.NodeConfig) maxpods.Result {
+	user, _ := userMaxPods(cfg.Spec)
+	nl := cfg.Status.NetworkLimits
+	in := maxpods.Input{
+		Limits:      eni.Limits{DefaultENIs: nl.DefaultENIs, IPv4PerENI: nl.IPv4PerENI, Hypervisor: nl.Hypervisor},
+		Known:       nl.DefaultENIs > 0 && nl.IPv4PerENI > 0,
+		VCPUs:       cfg.Status.Hardware.CPUs,
+		Policy:      policy(cfg.Spec.MaxPods),
+		Expression:  cfg.Spec.Kubelet.MaxPodsExpression,
+		UserMaxPods: user,
+	}
+	if l, ok := eni.Lookup(cfg.Status.Instance.Type); ok && nl.Source == "table" {
+		in.Limits = l
+	}
+	res, err := maxpods.Compute(in)
+	if err != nil {
+		res.Warnings = append(res.Warnings, err.Error())
+	}
+	return res
+}
+
+func policy(p hub.MaxPodsPolicy) maxpods.Policy {
+	is := func(b *bool) bool { return b != nil && *b }
+	return maxpods.Policy{PrefixDelegation: is(p.PrefixDelegation), CustomNetworking: is(p.CustomNetworking), Cap: is(p.Cap), MaxENIs: p.MaxENIs}
+}
+
+// effectiveMaxPods is the pod count the kubelet will really run with, which
+// kube-reserved must be sized for: the user's value, else the computed one
+// when it is written, else the kubelet's default of 110 (bootstrap.sh
+// --use-max-pods false without --max-pods).
+func effectiveMaxPods(spec hub.Spec, res maxpods.Result) int32 {
+	if _, user := userMaxPods(spec); user {
+		return res.MaxPods
+	}
+	if spec.MaxPods.Set != nil && !*spec.MaxPods.Set {
+		return maxpods.DefaultMaxPods
+	}
+	return res.MaxPods
+}
+
+// userMaxPods returns the max pods the user fixed: a --max-pods kubelet
+// flag (flags override the config file, the last one wins), else
+// kubelet.config.maxPods.
+func userMaxPods(spec hub.Spec) (int32, bool) {
+	if v := userFlag(spec.Kubelet.Flags, "max-pods"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err == nil && n > 0 {
+			return int32(n), true
+		}
+	}
+	raw, ok := spec.Kubelet.Config["maxPods"]
+	if !ok {
+		return 0, false
+	}
+	var n int32
+	if err := json.Unmarshal(raw, &n); err != nil || n <= 0 {
+		return 0, false
+	}
+	return n, true
+}

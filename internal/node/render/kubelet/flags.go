@@ -1,0 +1,128 @@
+package kubelet
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"unicode"
+
+	"github.com/nodeboot/nodeboot/internal/config/hub"
+)
+
+// gpuPresentLabel marks nodes with an NVIDIA PCI device (kubelet ≥ 1.35).
+const gpuPresentLabel = "nvidia.com/gpu.present=true"
+
+// KubeletArgs returns the kubelet command line: the generated flags in this
+// fixed order, each only when it applies,
+//
+//	--node-ip, --cloud-provider=external, --hostname-override,
+//	--runtime-cgroups, --node-labels (NVIDIA GPU, kubelet ≥ 1.35), --config,
+//	--config-dir (with kubelet.config), --kubeconfig, --bootstrap-kubeconfig
+//	(TLS bootstrap), --image-credential-provider-bin-dir and
+//	--image-credential-provider-config (credential provider installed),
+//
+// followed by spec.kubelet.flags verbatim, last so that they win (the
+// kubelet keeps the last value of a scalar flag and merges map flags such as
+// --node-labels). --pod-infra-container-image is never emitted.
+//
+// The result is carried by the systemd environment file and word-split by
+// systemd, so any flag containing whitespace, a quote or a backslash is
+// rejected with ErrUnrepresentableFlag naming the flag.
+func KubeletArgs(cfg hub.NodeConfig, in Inputs) ([]string, error) {
+	p, err := newPlan(cfg, in)
+	if err != nil {
+		return nil, err
+	}
+	return p.kubeletArgs()
+}
+
+func (p plan) kubeletArgs() ([]string, error) {
+	generated := p.generatedFlags()
+	args := make([]string, 0, len(generated)+len(p.cfg.Spec.Kubelet.Flags))
+	for _, f := range generated {
+		arg := "--" + f.name + "=" + f.value
+		if err := checkFlag(arg); err != nil {
+			return nil, fmt.Errorf("generated flag --%s: %w", f.name, err)
+		}
+		args = append(args, arg)
+	}
+	for i, arg := range p.cfg.Spec.Kubelet.Flags {
+		arg = UnquoteFlag(arg)
+		if err := checkFlag(arg); err != nil {
+			return nil, fmt.Errorf("spec.kubelet.flags[%d]: %w", i, err)
+		}
+		args = append(args, arg)
+	}
+	return args, nil
+}
+
+// UnquoteFlag removes one pair of quotes around a flag's whole value, as
+// in --node-labels="a=b,c=d" (Karpenter writes labels this way). On
+// nodeadm nodes systemd's EnvironmentFile parser drops such quotes, so the
+// kubelet sees the bare value; rendering it bare gives the same result
+// without relying on that parser.
+func UnquoteFlag(arg string) string {
+	name, value, ok := strings.Cut(arg, "=")
+	if !ok || len(value) < 2 {
+		return arg
+	}
+	q := value[0]
+	if (q != '"' && q != '\'') || value[len(value)-1] != q {
+		return arg
+	}
+	inner := value[1 : len(value)-1]
+	if strings.ContainsAny(inner, "\"'\\") {
+		return arg
+	}
+	return name + "=" + inner
+}
+
+type kubeletFlag struct{ name, value string }
+
+func (p plan) generatedFlags() []kubeletFlag {
+	flags := []kubeletFlag{
+		{"node-ip", p.nodeIP},
+		{"cloud-provider", "external"},
+		{"hostname-override", p.nodeName},
+		{"runtime-cgroups", RuntimeCgroups},
+	}
+	if p.behaviour.gpuPresentLabel && p.cfg.Status.Hardware.NvidiaGPU {
+		flags = append(flags, kubeletFlag{"node-labels", gpuPresentLabel})
+	}
+	flags = append(flags, kubeletFlag{"config", ConfigPath})
+	if p.userConfig {
+		flags = append(flags, kubeletFlag{"config-dir", ConfigDir})
+	}
+	flags = append(flags, kubeletFlag{"kubeconfig", KubeconfigPath})
+	if p.identity.tlsBootstrap() {
+		flags = append(flags, kubeletFlag{"bootstrap-kubeconfig", BootstrapKubeconfigPath})
+	}
+	if bin := p.in.CredentialProviderBin; bin != "" {
+		flags = append(flags,
+			kubeletFlag{"image-credential-provider-bin-dir", path.Dir(bin)},
+			kubeletFlag{"image-credential-provider-config", CredentialProviderConfigPath})
+	}
+	return flags
+}
+
+// checkFlag rejects what the trip through the environment file would
+// change: systemd splits $NODEADM_KUBELET_ARGS on whitespace, and its
+// EnvironmentFile parser strips quotes and backslashes.
+func checkFlag(arg string) error {
+	if arg == "" {
+		return fmt.Errorf("%w: empty flag", ErrUnrepresentableFlag)
+	}
+	for _, r := range arg {
+		switch {
+		case unicode.IsSpace(r):
+			return fmt.Errorf("%w: %q contains whitespace, which systemd splits on; "+
+				"use --name=value with a value free of spaces", ErrUnrepresentableFlag, arg)
+		case unicode.IsControl(r):
+			return fmt.Errorf("%w: %q contains a control character", ErrUnrepresentableFlag, arg)
+		case strings.ContainsRune(`"'\`, r):
+			return fmt.Errorf("%w: %q contains %q, which the EnvironmentFile parser removes",
+				ErrUnrepresentableFlag, arg, r)
+		}
+	}
+	return nil
+}

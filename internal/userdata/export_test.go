@@ -1,9 +1,0 @@
-package userdata
-
-// Test helpers shared with the external test package userdata_test (which
-// exists to use internal/decode without an import cycle).
-var (
-	B64       = b64
-	Wrap76    = wrap76
-	GzipBytes = gzipBytes
-)
