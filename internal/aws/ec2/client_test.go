@@ -141,8 +141,10 @@ func TestPrivateDNSNameWaitIsBounded(t *testing.T) {
 	if got != "" {
 		t.Errorf("name = %q, want empty", got)
 	}
-	if elapsed < 300*time.Millisecond || elapsed > 2*time.Second {
-		t.Errorf("wait took %s, want about 300ms", elapsed)
+	// At least the timeout (load only makes it longer); the upper bound only
+	// catches a wait that ignores its timeout.
+	if elapsed < 300*time.Millisecond || elapsed > 30*time.Second {
+		t.Errorf("wait took %s, want the 300ms timeout (and never a hang)", elapsed)
 	}
 	calls := stub.Calls(awstest.ActionDescribeInstances)
 	if calls < 3 {
