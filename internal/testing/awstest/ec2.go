@@ -16,8 +16,10 @@ const EC2Namespace = "http://ec2.amazonaws.com/doc/2016-11-15/"
 
 // EC2 actions the server answers.
 const (
-	ActionDescribeInstances     = "DescribeInstances"
-	ActionDescribeInstanceTypes = "DescribeInstanceTypes"
+	ActionDescribeInstances              = "DescribeInstances"
+	ActionDescribeInstanceTypes          = "DescribeInstanceTypes"
+	ActionCreateLaunchTemplateVersion    = "CreateLaunchTemplateVersion"
+	ActionDescribeLaunchTemplateVersions = "DescribeLaunchTemplateVersions"
 )
 
 // Instance is one EC2 instance the EC2 server knows.
@@ -29,6 +31,13 @@ type Instance struct {
 	// answer with an empty privateDnsName before the name appears; -1 means
 	// the name never appears.
 	EmptyNameCalls int
+	// PrivateIP, Zone, ImageID, State ("running" when empty) and Tags are
+	// reported when set.
+	PrivateIP string
+	Zone      string
+	ImageID   string
+	State     string
+	Tags      map[string]string
 }
 
 // InstanceType is one EC2 instance type the EC2 server knows.
@@ -58,6 +67,8 @@ type EC2 struct {
 	nameCalls map[string]int
 	types     map[string]InstanceType
 	requests  []url.Values
+	templates map[string]*launchTemplate
+	tokens    map[string]tokenUse // CreateLaunchTemplateVersion ClientToken → result
 }
 
 // NewEC2 starts an EC2 server that lives until the test ends.
@@ -66,6 +77,8 @@ func NewEC2(t testing.TB) *EC2 {
 		instances: map[string]*Instance{},
 		nameCalls: map[string]int{},
 		types:     map[string]InstanceType{},
+		templates: map[string]*launchTemplate{},
+		tokens:    map[string]tokenUse{},
 	}
 	s.URL = startLoopback(t, http.HandlerFunc(s.serve)).URL
 	return s
@@ -123,6 +136,10 @@ func (s *EC2) serve(w http.ResponseWriter, r *http.Request) {
 		s.describeInstances(w, indexed(form, "InstanceId"))
 	case ActionDescribeInstanceTypes:
 		s.describeInstanceTypes(w, indexed(form, "InstanceType"))
+	case ActionCreateLaunchTemplateVersion:
+		s.createLaunchTemplateVersion(w, form)
+	case ActionDescribeLaunchTemplateVersions:
+		s.describeLaunchTemplateVersions(w, form)
 	default:
 		writeEC2Error(w, Fault{Status: http.StatusBadRequest, Code: "InvalidAction", Message: "The action " + action + " is not valid for this web service."})
 	}
@@ -159,7 +176,7 @@ func (s *EC2) describeInstances(w http.ResponseWriter, ids []string) {
 		}
 		resp.Reservations = append(resp.Reservations, xmlReservation{
 			ID:        "r-" + strings.TrimPrefix(id, "i-"),
-			Instances: []xmlInstance{{ID: in.ID, Type: in.InstanceType, PrivateDNSName: s.visibleName(in)}},
+			Instances: []xmlInstance{s.xmlInstanceOf(in)},
 		})
 	}
 	s.mu.Unlock()
@@ -235,9 +252,74 @@ type xmlReservation struct {
 }
 
 type xmlInstance struct {
-	ID             string `xml:"instanceId"`
-	Type           string `xml:"instanceType"`
-	PrivateDNSName string `xml:"privateDnsName"`
+	ID             string        `xml:"instanceId"`
+	ImageID        string        `xml:"imageId,omitempty"`
+	State          *xmlState     `xml:"instanceState,omitempty"`
+	Type           string        `xml:"instanceType"`
+	Placement      *xmlPlacement `xml:"placement,omitempty"`
+	PrivateDNSName string        `xml:"privateDnsName"`
+	PrivateIP      string        `xml:"privateIpAddress,omitempty"`
+	Tags           []xmlTag      `xml:"tagSet>item,omitempty"`
+}
+
+type xmlState struct {
+	Code int    `xml:"code"`
+	Name string `xml:"name"`
+}
+
+type xmlPlacement struct {
+	Zone string `xml:"availabilityZone"`
+}
+
+type xmlTag struct {
+	Key   string `xml:"key"`
+	Value string `xml:"value"`
+}
+
+// xmlInstanceOf renders an instance; s.mu is held.
+func (s *EC2) xmlInstanceOf(in *Instance) xmlInstance {
+	x := xmlInstance{ID: in.ID, Type: in.InstanceType, PrivateDNSName: s.visibleName(in), PrivateIP: in.PrivateIP, ImageID: in.ImageID}
+	if in.Zone != "" {
+		x.Placement = &xmlPlacement{Zone: in.Zone}
+	}
+	if in.State != "" {
+		x.State = &xmlState{Code: instanceStateCode(in.State), Name: in.State}
+	}
+	keys := make([]string, 0, len(in.Tags))
+	for k := range in.Tags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		x.Tags = append(x.Tags, xmlTag{Key: k, Value: in.Tags[k]})
+	}
+	return x
+}
+
+// instanceStateCode returns EC2's code of an instance state name.
+func instanceStateCode(name string) int {
+	switch name {
+	case "running":
+		return 16
+	case "shutting-down":
+		return 32
+	case "terminated":
+		return 48
+	case "stopping":
+		return 64
+	case "stopped":
+		return 80
+	}
+	return 0 // pending
+}
+
+// setInstanceState changes a known instance's state.
+func (s *EC2) setInstanceState(id, state string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if in, ok := s.instances[id]; ok {
+		in.State = state
+	}
 }
 
 type describeInstanceTypesResponse struct {
