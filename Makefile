@@ -11,7 +11,7 @@ FUZZTIME ?= 20000x
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/nodeboot/nodeboot/internal/version.Version=$(VERSION)
 
-.PHONY: all build test unit lint fuzz bench e2e e2e-deps demo clean
+.PHONY: all build test unit lint fuzz bench e2e e2e-deps demo clean generate
 
 all: build
 
@@ -53,6 +53,10 @@ e2e: e2e-deps build
 ## demo: the agent end to end against AWS's metadata mock, into .cache/demo.
 demo: build e2e-deps-aemm
 	bash hack/demo.sh
+
+## generate: NodeGroupRollout deep-copy functions and CRD (controller-gen, pinned in test/tools).
+generate:
+	bash hack/generate.sh
 
 clean:
 	rm -rf $(BIN) .cache/demo

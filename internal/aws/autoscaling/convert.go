@@ -45,18 +45,9 @@ func groupOf(g sdkasgtypes.AutoScalingGroup) Group {
 	return out
 }
 
-// isVersionNumber reports whether v is a launch-template version number.
-func isVersionNumber(v string) bool {
-	if v == "" || v[0] == '0' {
-		return false
-	}
-	for _, r := range v {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
+// isSymbolic reports whether a version setting is "$Latest" or "$Default"
+// rather than a number.
+func isSymbolic(v string) bool { return strings.HasPrefix(v, "$") }
 
 // resolveInstanceVersions replaces symbolic versions ("$Latest",
 // "$Default": what the group was set to when the instance launched) by the
@@ -65,7 +56,7 @@ func (c *Client) resolveInstanceVersions(ctx context.Context, instances []Instan
 	var ids []string
 	index := map[string]int{}
 	for i, in := range instances {
-		if in.LaunchTemplateID != "" && !isVersionNumber(in.LaunchTemplateVersion) {
+		if in.LaunchTemplateID != "" && isSymbolic(in.LaunchTemplateVersion) {
 			ids = append(ids, in.ID)
 			index[in.ID] = i
 		}
@@ -87,7 +78,7 @@ func (c *Client) resolveInstanceVersions(ctx context.Context, instances []Instan
 		}
 	}
 	for _, id := range ids {
-		if v := instances[index[id]].LaunchTemplateVersion; !isVersionNumber(v) {
+		if v := instances[index[id]].LaunchTemplateVersion; isSymbolic(v) {
 			return fmt.Errorf("instance %s: launch-template version %q and no %s tag", id, v, tagLaunchTemplateVersion)
 		}
 	}
