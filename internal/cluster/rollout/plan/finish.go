@@ -1,0 +1,168 @@
+package plan
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
+	"github.com/nodeboot/nodeboot/internal/cluster/rollout/nodegroup"
+)
+
+// scaleDown restores the group's sizes; the launch template stays at the
+// target.
+func (w *world) scaleDown(d *Decision) {
+	st := &d.Status
+	if w.restoreSizes(d) {
+		st.Message = fmt.Sprintf("restoring min %d, max %d, desired %d", st.Original.MinSize, st.Original.MaxSize, st.Original.DesiredCapacity)
+		return
+	}
+	st.Phase = rolloutv1.PhaseSucceeded
+	st.CompletionTime = &w.now
+	st.WaitingSince = nil
+	st.Message = fmt.Sprintf("%d nodes replaced; every instance runs launch template %s version %s", st.NodesReplaced, st.Target.ID, st.Target.Version)
+	w.event(d, false, "Succeeded", st.Message)
+}
+
+// restoreSizes adds a SetSizes action when the group's sizes differ from
+// the original ones and reports whether it did.
+func (w *world) restoreSizes(d *Decision) bool {
+	o := d.Status.Original
+	if o == nil || (w.Group.MinSize == o.MinSize && w.Group.MaxSize == o.MaxSize && w.Group.Desired == o.DesiredCapacity) {
+		return false
+	}
+	d.Actions = append(d.Actions, SetSizes{MinSize: o.MinSize, MaxSize: o.MaxSize, Desired: o.DesiredCapacity})
+	return true
+}
+
+// beginAbort enters Aborting from any phase.
+func (w *world) beginAbort(d *Decision) {
+	st := &d.Status
+	st.Phase, st.ResumePhase, st.PausedTime, st.Failure = rolloutv1.PhaseAborting, "", nil, nil
+	w.event(d, true, "Aborting", "spec.abort set: releasing nodes not yet drained and restoring the group")
+}
+
+// abortBatch is the batch number of the surplus nodes an abort removes.
+const abortBatch = 0
+
+// abort stops the rollout: outdated nodes not yet terminated are released
+// (uncordoned, untainted), requested terminations finish, the group's
+// launch-template version and sizes are restored, and the surplus nodes
+// the surge added are drained and terminated with decrement (rather than
+// left to the group's own scale-in, which would not drain them).
+func (w *world) abort(d *Decision) {
+	st := &d.Status
+	t := &terminations{excess: math.MaxInt32} // every abort termination decrements
+	keep := map[string]bool{}                 // instances whose nodes stay cordoned
+	busy := 0
+	for i := range st.Nodes {
+		p := &st.Nodes[i]
+		if p.Batch != abortBatch && (p.Step == rolloutv1.StepDraining || p.Step == rolloutv1.StepWaitingAfterDrain) {
+			p.Step, p.Blockers, p.DrainDeadline, p.LastEvictionTime = rolloutv1.StepReleased, nil, nil, nil
+		}
+		if !inFlight(p.Step) {
+			continue
+		}
+		w.advance(d, p, t)
+		if st.Phase != rolloutv1.PhaseAborting {
+			return // a surplus node failed to drain
+		}
+		if inFlight(p.Step) {
+			keep[p.InstanceID] = true
+			busy++
+		}
+	}
+	if o := st.Original; o != nil && w.Group.LaunchTemplate.Version != o.LaunchTemplate.Version {
+		d.Actions = append(d.Actions, SetLaunchTemplate{Template: nodegroup.LaunchTemplate{ID: o.LaunchTemplate.ID, Version: o.LaunchTemplate.Version}})
+	}
+	if n := w.pickSurplus(d, keep); n > 0 {
+		busy += n
+	}
+	for i := range w.Nodes {
+		n := &w.Nodes[i]
+		if touchedBy(n, w.name) && !keep[NodeInstanceID(n)] {
+			d.Actions = append(d.Actions, Release{Node: n.Name})
+		}
+	}
+	if busy == 0 {
+		w.restoreSizes(d)
+	}
+	if busy > 0 || len(d.Actions) > 0 {
+		st.Message = fmt.Sprintf("aborting: %d surplus or terminating nodes in progress, %d nodes to release", busy, countReleases(d.Actions))
+		return
+	}
+	st.Phase = rolloutv1.PhaseAborted
+	st.CompletionTime = &w.now
+	st.WaitingSince = nil
+	st.Message = fmt.Sprintf("aborted after replacing %d of %d nodes; the others are back in service and the group is restored", st.NodesReplaced, st.NodesTotal)
+	w.event(d, true, "Aborted", st.Message)
+}
+
+// pickSurplus starts removing the nodes the surge added beyond the
+// original desired capacity (the emptiest target-version nodes first) and
+// returns how many it picked; keep gets their instances.
+func (w *world) pickSurplus(d *Decision, keep map[string]bool) int {
+	st := &d.Status
+	if st.Original == nil || st.Target == nil {
+		return 0
+	}
+	pending := 0 // surplus removals not yet reflected in the desired capacity
+	for _, p := range st.Nodes {
+		if p.Batch != abortBatch || !inFlight(p.Step) {
+			continue
+		}
+		if in, ok := w.Group.Instance(p.InstanceID); p.Step != rolloutv1.StepTerminating || (ok && in.InService()) {
+			pending++
+		}
+	}
+	surplus := int(w.Group.Desired-st.Original.DesiredCapacity) - pending
+	if surplus <= 0 {
+		return 0
+	}
+	var cands []nodegroup.Instance
+	for _, in := range w.Group.Instances {
+		if in.InService() && in.Version == st.Target.Version && !keep[in.ID] {
+			cands = append(cands, in)
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return w.podsToMove(cands[i]) < w.podsToMove(cands[j]) })
+	cands = cands[:min(surplus, len(cands))]
+	deadline := metav1.NewTime(w.Now.Add(w.set.DrainTimeout))
+	for _, in := range cands {
+		p := rolloutv1.NodeProgress{InstanceID: in.ID, Zone: in.Zone, Batch: abortBatch, Step: rolloutv1.StepDraining, DrainStartTime: &w.now, DrainDeadline: &deadline}
+		if n, ok := w.nodes[in.ID]; ok {
+			p.Name = n.Name
+		}
+		keep[in.ID] = true
+		st.Nodes = append(st.Nodes, p)
+		w.drain(d, &st.Nodes[len(st.Nodes)-1])
+	}
+	return len(cands)
+}
+
+// podsToMove counts the pods a drain of the instance's node would move.
+func (w *world) podsToMove(in nodegroup.Instance) int {
+	n, ok := w.nodes[in.ID]
+	if !ok {
+		return 0
+	}
+	c := 0
+	for _, p := range w.pods[n.Name] {
+		if mustLeave(p) {
+			c++
+		}
+	}
+	return c
+}
+
+func countReleases(actions []Action) int {
+	n := 0
+	for _, a := range actions {
+		if _, ok := a.(Release); ok {
+			n++
+		}
+	}
+	return n
+}

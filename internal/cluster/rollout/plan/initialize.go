@@ -1,0 +1,103 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+
+	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
+	"github.com/nodeboot/nodeboot/internal/cluster/rollout/nodegroup"
+)
+
+// initialize records the group, settles the target version, points the
+// group at it and taints the outdated nodes.
+func (w *world) initialize(d *Decision) {
+	st := &d.Status
+	lt := w.Group.LaunchTemplate
+	if st.Original == nil {
+		st.Original = &rolloutv1.GroupSettings{
+			MinSize: w.Group.MinSize, MaxSize: w.Group.MaxSize, DesiredCapacity: w.Group.Desired,
+			LaunchTemplate: rolloutv1.LaunchTemplateVersion{ID: lt.ID, Name: lt.Name, Version: lt.Version},
+		}
+	}
+	if st.MaxUnavailable == 0 {
+		n, err := ResolveMaxUnavailable(w.set.MaxUnavailable, st.Original.DesiredCapacity)
+		if err != nil {
+			w.fail(d, rolloutv1.InvalidSpec, err.Error())
+			return
+		}
+		st.MaxUnavailable = n
+	}
+	if st.Target == nil {
+		w.settleTarget(d)
+		return
+	}
+	if st.Target.ID != lt.ID {
+		w.fail(d, rolloutv1.InvalidSpec, fmt.Sprintf("the group now uses launch template %s, not %s", lt.ID, st.Target.ID))
+		return
+	}
+	outdated := w.outdated(st)
+	if st.NodesTotal == 0 {
+		st.NodesTotal = int32(len(outdated))
+	}
+	if lt.Version != st.Target.Version {
+		d.Actions = append(d.Actions, SetLaunchTemplate{Template: nodegroup.LaunchTemplate{ID: lt.ID, Version: st.Target.Version}})
+	}
+	for _, n := range w.outdatedNodes(outdated) {
+		if !hasTaint(n.Node, w.name) {
+			d.Actions = append(d.Actions, MarkOld{Node: n.Name})
+		}
+	}
+	if len(d.Actions) > 0 {
+		st.Message = fmt.Sprintf("pointing the group at launch template %s version %s and tainting %d outdated nodes %s:PreferNoSchedule",
+			lt.ID, st.Target.Version, len(outdated), TaintKey)
+		return
+	}
+	next := rolloutv1.PhaseScalingUp
+	if w.set.Strategy == rolloutv1.StrategyMinimal || len(outdated) == 0 {
+		next = rolloutv1.PhaseUpgrading
+	}
+	st.Phase = next
+	w.event(d, false, "Initialized", fmt.Sprintf("target launch template %s version %s; %d of %d instances outdated; %d nodes at a time",
+		lt.ID, st.Target.Version, len(outdated), len(w.Group.Instances), st.MaxUnavailable))
+	w.step(d)
+}
+
+// settleTarget fixes the target version: a number is taken as is, a
+// symbolic one is resolved, an image ID makes a new version.
+func (w *world) settleTarget(d *Decision) {
+	st := &d.Status
+	lt := w.Group.LaunchTemplate
+	spec := w.Rollout.Spec
+	switch {
+	case spec.ImageID != "":
+		d.Actions = append(d.Actions, CreateTarget{
+			TemplateID: lt.ID, SourceVersion: st.Original.LaunchTemplate.Version, ImageID: spec.ImageID,
+			ClientToken: "nodeboot-rollout-" + string(w.Rollout.UID),
+		})
+		st.Message = fmt.Sprintf("creating launch template %s version from %s with image %s", lt.ID, st.Original.LaunchTemplate.Version, spec.ImageID)
+	default:
+		v := spec.LaunchTemplateVersion
+		if v == "" {
+			v = st.Original.LaunchTemplate.Version
+		}
+		if nodegroup.IsVersionNumber(v) {
+			st.Target = &rolloutv1.LaunchTemplateVersion{ID: lt.ID, Name: lt.Name, Version: v}
+			w.initialize(d)
+			return
+		}
+		d.Actions = append(d.Actions, ResolveTarget{TemplateID: lt.ID, Version: v})
+		st.Message = fmt.Sprintf("resolving launch template %s version %s", lt.ID, v)
+	}
+}
+
+// outdatedNodes returns the Nodes of outdated instances, by name.
+func (w *world) outdatedNodes(outdated []nodegroup.Instance) []*nodeOf {
+	var out []*nodeOf
+	for _, in := range outdated {
+		if n, ok := w.nodes[in.ID]; ok {
+			out = append(out, &nodeOf{Node: n, instance: in})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}

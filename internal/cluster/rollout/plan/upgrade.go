@@ -1,0 +1,316 @@
+package plan
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
+	"github.com/nodeboot/nodeboot/internal/cluster/rollout/nodegroup"
+)
+
+// inFlight reports whether a picked node still needs the rollout.
+func inFlight(step rolloutv1.NodeStep) bool {
+	return step == rolloutv1.StepDraining || step == rolloutv1.StepWaitingAfterDrain || step == rolloutv1.StepTerminating
+}
+
+// upgrade moves the current batch on and, when it is done, picks the next.
+func (w *world) upgrade(d *Decision) {
+	st := &d.Status
+	t := w.newTerminations(st)
+	busy := 0
+	for i := range st.Nodes {
+		p := &st.Nodes[i]
+		if !inFlight(p.Step) {
+			continue
+		}
+		w.advance(d, p, t)
+		if st.Phase != rolloutv1.PhaseUpgrading {
+			return // failed
+		}
+		if inFlight(p.Step) {
+			busy++
+		}
+	}
+	if busy > 0 {
+		st.Message = w.batchMessage(st)
+		return
+	}
+	candidates, waiting := w.candidates(st)
+	if len(candidates) == 0 {
+		if waiting > 0 {
+			st.Message = fmt.Sprintf("waiting for %d outdated instances to leave the group", waiting)
+			requeue(d, w.set.EvictionRetryInterval)
+			return
+		}
+		st.Phase = rolloutv1.PhaseScalingDown
+		w.event(d, false, "Replaced", fmt.Sprintf("all %d outdated nodes replaced", st.NodesReplaced))
+		w.step(d)
+		return
+	}
+	if !w.waitForCapacity(d, nil, "replacement nodes") {
+		return
+	}
+	w.pickBatch(d, candidates)
+}
+
+// advance moves one picked node along its steps.
+func (w *world) advance(d *Decision, p *rolloutv1.NodeProgress, t *terminations) {
+	if p.Step == rolloutv1.StepDraining {
+		w.drain(d, p)
+	}
+	if p.Step == rolloutv1.StepWaitingAfterDrain {
+		w.afterDrain(d, p, t)
+	}
+	if p.Step == rolloutv1.StepTerminating {
+		w.terminating(d, p)
+	}
+}
+
+// candidates returns the outdated InService instances not picked yet, and
+// how many outdated instances are neither (launching or leaving).
+func (w *world) candidates(st *rolloutv1.NodeGroupRolloutStatus) ([]nodegroup.Instance, int) {
+	picked := map[string]bool{}
+	for _, p := range st.Nodes {
+		if p.Step != rolloutv1.StepReleased {
+			picked[p.InstanceID] = true
+		}
+	}
+	var out []nodegroup.Instance
+	waiting := 0
+	for _, in := range w.outdated(st) {
+		switch {
+		case picked[in.ID]:
+		case in.InService():
+			out = append(out, in)
+		default:
+			waiting++
+		}
+	}
+	return out, waiting
+}
+
+// pickBatch starts the next batch: up to maxUnavailable candidates in the
+// rollout's node order, cordoned and drained.
+func (w *world) pickBatch(d *Decision, candidates []nodegroup.Instance) {
+	st := &d.Status
+	st.Batch++
+	ordered := w.order(candidates, st.Batch)
+	n := min(int(st.MaxUnavailable), len(ordered))
+	deadline := metav1.NewTime(w.Now.Add(w.set.DrainTimeout))
+	var names []string
+	for _, in := range ordered[:n] {
+		p := rolloutv1.NodeProgress{
+			InstanceID: in.ID, Zone: in.Zone, Batch: st.Batch, Step: rolloutv1.StepDraining,
+			DrainStartTime: &w.now, DrainDeadline: &deadline,
+		}
+		if node, ok := w.nodes[in.ID]; ok {
+			p.Name = node.Name
+		}
+		names = append(names, firstNonEmpty(p.Name, p.InstanceID))
+		st.Nodes = append(st.Nodes, p)
+	}
+	w.event(d, false, "BatchStarted", fmt.Sprintf("batch %d: draining %v", st.Batch, names))
+	t := w.newTerminations(st)
+	for i := len(st.Nodes) - n; i < len(st.Nodes); i++ {
+		w.advance(d, &st.Nodes[i], t)
+		if st.Phase != rolloutv1.PhaseUpgrading {
+			return
+		}
+	}
+	st.Message = w.batchMessage(st)
+}
+
+// drain evicts the pods of a picked node until none must leave.
+func (w *world) drain(d *Decision, p *rolloutv1.NodeProgress) {
+	if _, ok := w.Group.Instance(p.InstanceID); !ok {
+		w.terminated(d, p, "left the group before it was drained")
+		return
+	}
+	node, ok := w.nodes[p.InstanceID]
+	if !ok {
+		w.drained(d, p) // no Node: nothing to drain
+		return
+	}
+	if !cordoned(node) {
+		d.Actions = append(d.Actions, Cordon{Node: node.Name})
+		return
+	}
+	var evict, doNotEvict, terminating []*corev1.Pod
+	for _, pod := range w.pods[node.Name] {
+		switch {
+		case !mustLeave(pod):
+		case pod.DeletionTimestamp != nil:
+			terminating = append(terminating, pod)
+		case doNotDisruptAnnotation(pod) != "":
+			doNotEvict = append(doNotEvict, pod)
+		default:
+			evict = append(evict, pod)
+		}
+	}
+	if len(evict)+len(doNotEvict)+len(terminating) == 0 {
+		w.drained(d, p)
+		return
+	}
+	p.Blockers = w.blockers(p, evict, doNotEvict, terminating)
+	due := p.LastEvictionTime == nil || !w.Now.Before(p.LastEvictionTime.Add(w.set.EvictionRetryInterval))
+	deadline := p.DrainDeadline.Time
+	if !w.Now.Before(deadline) {
+		if !w.set.Force {
+			w.fail(d, rolloutv1.PodEvictionFailure, evictionFailure(p, w.set.DrainTimeout, len(evict)+len(doNotEvict)+len(terminating)))
+			return
+		}
+		if due {
+			d.Actions = append(d.Actions, Delete{Node: node.Name, Pods: refs(append(evict, doNotEvict...)), Terminating: refs(terminating)})
+			p.LastEvictionTime = &w.now
+			p.Evictions += int32(len(evict) + len(doNotEvict) + len(terminating))
+		}
+	} else {
+		if due && len(evict) > 0 {
+			d.Actions = append(d.Actions, Evict{Node: node.Name, Pods: refs(evict)})
+			p.LastEvictionTime = &w.now
+			p.Evictions += int32(len(evict))
+		}
+		requeue(d, w.until(deadline))
+	}
+	if w.set.EvictionRetryInterval > 0 {
+		requeue(d, w.set.EvictionRetryInterval)
+	}
+}
+
+// drained records that a node is empty and moves on to the wait.
+func (w *world) drained(d *Decision, p *rolloutv1.NodeProgress) {
+	p.Step = rolloutv1.StepWaitingAfterDrain
+	p.DrainedTime = &w.now
+	p.Blockers = nil
+	took := time.Duration(0)
+	if p.DrainStartTime != nil {
+		took = w.Now.Sub(p.DrainStartTime.Time)
+	}
+	w.event(d, false, "NodeDrained", fmt.Sprintf("node %s drained in %s (%d eviction requests)", firstNonEmpty(p.Name, p.InstanceID), took.Round(time.Millisecond), p.Evictions))
+}
+
+// afterDrain waits postDrainWait on an empty node, then terminates it. A
+// pod that came back (it tolerates the cordon) sends the node back to
+// draining, within the same deadline.
+func (w *world) afterDrain(d *Decision, p *rolloutv1.NodeProgress, t *terminations) {
+	if node, ok := w.nodes[p.InstanceID]; ok {
+		for _, pod := range w.pods[node.Name] {
+			if mustLeave(pod) && pod.DeletionTimestamp == nil {
+				p.Step, p.DrainedTime = rolloutv1.StepDraining, nil
+				w.event(d, false, "PodReturned", fmt.Sprintf("pod %s/%s was scheduled onto drained node %s; draining again", pod.Namespace, pod.Name, node.Name))
+				w.drain(d, p)
+				return
+			}
+		}
+	}
+	end := p.DrainedTime.Add(w.set.PostDrainWait)
+	if w.Now.Before(end) {
+		requeue(d, w.until(end))
+		return
+	}
+	p.Step = rolloutv1.StepTerminating
+	p.Decrement = t.decrement()
+	p.TerminationTime = &w.now
+	d.Actions = append(d.Actions, Terminate{InstanceID: p.InstanceID, Decrement: p.Decrement})
+}
+
+// terminating waits for a terminated instance to leave the group and
+// repeats a request that went unanswered.
+func (w *world) terminating(d *Decision, p *rolloutv1.NodeProgress) {
+	in, ok := w.Group.Instance(p.InstanceID)
+	if !ok || !(in.InService() || in.LifecycleState == nodegroup.LifecyclePending) {
+		w.terminated(d, p, "replaced")
+		return
+	}
+	if resend := p.TerminationTime.Add(resendTermination); !w.Now.Before(resend) {
+		p.TerminationTime = &w.now
+		d.Actions = append(d.Actions, Terminate{InstanceID: p.InstanceID, Decrement: p.Decrement})
+		return
+	}
+	requeue(d, w.until(p.TerminationTime.Add(resendTermination)))
+}
+
+// terminated ends a node's progress and keeps only its history.
+func (w *world) terminated(d *Decision, p *rolloutv1.NodeProgress, why string) {
+	p.Step = rolloutv1.StepTerminated
+	p.TerminatedTime = &w.now
+	p.Blockers, p.DrainDeadline, p.LastEvictionTime = nil, nil, nil
+	if p.Batch != abortBatch {
+		d.Status.NodesReplaced++
+	}
+	w.event(d, false, "NodeReplaced", fmt.Sprintf("node %s (%s): %s", firstNonEmpty(p.Name, p.InstanceID), p.InstanceID, why))
+}
+
+// terminations decides which terminations lower the desired capacity: the
+// group ends at its original size when exactly the surge (the excess
+// over the original desired capacity) is removed by decrementing
+// terminations, and those come last, so that capacity stays up until then.
+type terminations struct {
+	excess, unrequested int32
+}
+
+func (w *world) newTerminations(st *rolloutv1.NodeGroupRolloutStatus) *terminations {
+	requested := map[string]bool{}
+	for _, p := range st.Nodes {
+		if p.Step == rolloutv1.StepTerminating || p.Step == rolloutv1.StepTerminated {
+			requested[p.InstanceID] = true
+		}
+	}
+	t := &terminations{}
+	if st.Original != nil {
+		t.excess = w.Group.Desired - st.Original.DesiredCapacity
+	}
+	for _, in := range w.outdated(st) {
+		if in.InService() && !requested[in.ID] {
+			t.unrequested++
+		}
+	}
+	return t
+}
+
+// decrement decides for the next termination.
+func (t *terminations) decrement() bool {
+	dec := t.excess > 0 && t.excess >= t.unrequested
+	if dec {
+		t.excess--
+	}
+	t.unrequested--
+	return dec
+}
+
+// batchMessage summarises the current batch.
+func (w *world) batchMessage(st *rolloutv1.NodeGroupRolloutStatus) string {
+	steps := map[rolloutv1.NodeStep]int{}
+	blocked := ""
+	for _, p := range st.Nodes {
+		if p.Batch == st.Batch {
+			steps[p.Step]++
+		}
+		if inFlight(p.Step) && len(p.Blockers) > 0 && blocked == "" {
+			b := p.Blockers[0]
+			blocked = fmt.Sprintf("; blocked: %s on %s (%s)", b.Pod, p.Name, b.Reason)
+		}
+	}
+	return fmt.Sprintf("batch %d: %d draining, %d waiting after drain, %d terminating, %d replaced in total%s",
+		st.Batch, steps[rolloutv1.StepDraining], steps[rolloutv1.StepWaitingAfterDrain], steps[rolloutv1.StepTerminating], st.NodesReplaced, blocked)
+}
+
+func refs(pods []*corev1.Pod) []PodRef {
+	out := make([]PodRef, len(pods))
+	for i, p := range pods {
+		out[i] = podRef(p)
+	}
+	return out
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
