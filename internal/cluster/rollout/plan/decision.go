@@ -57,6 +57,9 @@ type Action interface {
 type PodRef struct {
 	Namespace, Name string
 	UID             types.UID
+	// PodDisruptionBudgets are the budgets selecting the pod (namespace/
+	// name), to name them when an eviction is refused.
+	PodDisruptionBudgets []string
 }
 
 func (p PodRef) String() string { return p.Namespace + "/" + p.Name }

@@ -2,6 +2,8 @@ package plan
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -81,6 +83,12 @@ func durationOr(d *metav1.Duration, def time.Duration) time.Duration {
 // given, a percentage of groupSize rounded down; at least 1, at most
 // MaxUnavailableCap.
 func ResolveMaxUnavailable(v intstr.IntOrString, groupSize int32) (int32, error) {
+	if v.Type == intstr.String {
+		p, err := strconv.Atoi(strings.TrimSuffix(v.StrVal, "%"))
+		if err != nil || !strings.HasSuffix(v.StrVal, "%") || p < 1 || p > 100 {
+			return 0, fmt.Errorf("maxUnavailable %q is not a percentage from 1%% to 100%%", v.StrVal)
+		}
+	}
 	n, err := intstr.GetScaledValueFromIntOrPercent(&v, int(groupSize), false)
 	if err != nil {
 		return 0, fmt.Errorf("maxUnavailable %s: %w", v.String(), err)

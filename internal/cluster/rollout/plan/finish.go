@@ -82,7 +82,7 @@ func (w *world) abort(d *Decision) {
 	}
 	for i := range w.Nodes {
 		n := &w.Nodes[i]
-		if touchedBy(n, w.name) && !keep[NodeInstanceID(n)] {
+		if Touched(n, w.name) && !keep[NodeInstanceID(n)] {
 			d.Actions = append(d.Actions, Release{Node: n.Name})
 		}
 	}

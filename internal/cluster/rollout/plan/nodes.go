@@ -63,9 +63,9 @@ func cordoned(n *corev1.Node) bool {
 	return n.Spec.Unschedulable && n.Labels[LabelExcludeLB] == "true"
 }
 
-// touchedBy reports whether the rollout changed the node in a way a
+// Touched reports whether the rollout changed the node in a way a
 // release must undo.
-func touchedBy(n *corev1.Node, rollout string) bool {
+func Touched(n *corev1.Node, rollout string) bool {
 	return hasTaint(n, rollout) || n.Annotations[AnnotationCordonedBy] == rollout || n.Annotations[AnnotationLBExcludedBy] == rollout
 }
 

@@ -52,6 +52,8 @@ func TestResolveMaxUnavailable(t *testing.T) {
 		{name: "count capped at 100", value: intstr.FromInt32(150), size: 500, want: 100},
 		{name: "zero count", value: intstr.FromInt32(0), size: 30, wantErr: true},
 		{name: "not a percentage", value: intstr.FromString("half"), size: 30, wantErr: true},
+		{name: "percentage above 100", value: intstr.FromString("150%"), size: 30, wantErr: true},
+		{name: "zero percent", value: intstr.FromString("0%"), size: 30, wantErr: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

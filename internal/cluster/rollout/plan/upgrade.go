@@ -169,7 +169,7 @@ func (w *world) drain(d *Decision, p *rolloutv1.NodeProgress) {
 		}
 	} else {
 		if due && len(evict) > 0 {
-			d.Actions = append(d.Actions, Evict{Node: node.Name, Pods: refs(evict)})
+			d.Actions = append(d.Actions, Evict{Node: node.Name, Pods: w.refsWithBudgets(evict)})
 			p.LastEvictionTime = &w.now
 			p.Evictions += int32(len(evict))
 		}
@@ -296,6 +296,15 @@ func (w *world) batchMessage(st *rolloutv1.NodeGroupRolloutStatus) string {
 	}
 	return fmt.Sprintf("batch %d: %d draining, %d waiting after drain, %d terminating, %d replaced in total%s",
 		st.Batch, steps[rolloutv1.StepDraining], steps[rolloutv1.StepWaitingAfterDrain], steps[rolloutv1.StepTerminating], st.NodesReplaced, blocked)
+}
+
+// refsWithBudgets names pods with the budgets that select them.
+func (w *world) refsWithBudgets(pods []*corev1.Pod) []PodRef {
+	out := refs(pods)
+	for i, p := range pods {
+		out[i].PodDisruptionBudgets = budgetNames(w.budgets.matching(p))
+	}
+	return out
 }
 
 func refs(pods []*corev1.Pod) []PodRef {

@@ -1,0 +1,248 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
+	"github.com/nodeboot/nodeboot/internal/cluster/rollout/controller"
+	"github.com/nodeboot/nodeboot/internal/cluster/rollout/nodegroup/asg"
+)
+
+// Defaults of the controller's flags.
+const (
+	DefaultLeaderElectionNamespace = "kube-system"
+	DefaultLeaderElectionID        = "nodeboot-rollout"
+	DefaultMetricsBindAddress      = "127.0.0.1:8080"
+	DefaultHealthProbeBindAddress  = "127.0.0.1:8081"
+	DefaultConcurrency             = 4
+)
+
+// EventSource is the component name on the Events the controller records.
+const EventSource = "nodeboot-rollout"
+
+// ControllerOptions is the controller's command line.
+type ControllerOptions struct {
+	Kubeconfig              string
+	LeaderElect             bool
+	LeaderElectionNamespace string
+	LeaderElectionID        string
+	MetricsBindAddress      string
+	HealthProbeBindAddress  string
+	// Concurrency is how many rollouts are planned at the same time.
+	Concurrency int
+	// GroupRefresh and Poll are controller.Reconciler's.
+	GroupRefresh, Poll time.Duration
+	LogLevel           slog.Level
+	LogFormat          string
+}
+
+// ParseControllerFlags parses the controller's arguments.
+func ParseControllerFlags(args []string, env Env) (ControllerOptions, error) {
+	var o ControllerOptions
+	var level string
+	fs := newFlagSet("controller", env.Stdout)
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig file; empty: $KUBECONFIG, ~/.kube/config, then the in-cluster service account")
+	fs.BoolVar(&o.LeaderElect, "leader-elect", true, "elect a leader through a Lease so that only one replica acts")
+	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", DefaultLeaderElectionNamespace, "namespace of the leader election Lease")
+	fs.StringVar(&o.LeaderElectionID, "leader-election-id", DefaultLeaderElectionID, "name of the leader election Lease")
+	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", DefaultMetricsBindAddress, "host:port of the Prometheus metrics endpoint; 0 disables it")
+	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", DefaultHealthProbeBindAddress, "host:port of /healthz and /readyz; 0 disables them")
+	fs.IntVar(&o.Concurrency, "concurrency", DefaultConcurrency, "rollouts planned at the same time")
+	fs.DurationVar(&o.GroupRefresh, "group-refresh", controller.DefaultGroupRefresh, "how long a description of an Auto Scaling group is reused while nothing changed it")
+	fs.DurationVar(&o.Poll, "poll", controller.DefaultPoll, "longest pause between two planning steps of an active rollout")
+	fs.StringVar(&level, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&o.LogFormat, "log-format", "json", "json or text")
+	if err := parse(fs, args, 0); err != nil {
+		return o, err
+	}
+	if err := o.LogLevel.UnmarshalText([]byte(level)); err != nil {
+		return o, fmt.Errorf("%w: --log-level: %w", ErrUsage, err)
+	}
+	if o.LogFormat != "json" && o.LogFormat != "text" {
+		return o, fmt.Errorf("%w: --log-format %q is neither json nor text", ErrUsage, o.LogFormat)
+	}
+	if o.Concurrency < 1 || o.GroupRefresh <= 0 || o.Poll <= 0 {
+		return o, fmt.Errorf("%w: --concurrency, --group-refresh and --poll must be positive", ErrUsage)
+	}
+	return o, nil
+}
+
+func runController(ctx context.Context, args []string, env Env) error {
+	opts, err := ParseControllerFlags(args, env)
+	if err != nil {
+		return err
+	}
+	log := newLogger(env.Stderr, opts.LogLevel, opts.LogFormat)
+	ctrllog.SetLogger(log)
+	klog.SetLogger(log)
+	cfg, err := restConfig(opts.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	opener := &asg.Opener{Load: awsLoader(slog.New(logr.ToSlogHandler(log)))}
+	mgr, err := NewManager(ctx, cfg, opts, opener, ctrlmetrics.Registry)
+	if err != nil {
+		return err
+	}
+	log.Info("starting nodeboot-rollout controller", "leaderElect", opts.LeaderElect,
+		"leaderElectionNamespace", opts.LeaderElectionNamespace, "concurrency", opts.Concurrency,
+		"groupRefresh", opts.GroupRefresh, "poll", opts.Poll)
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("run manager: %w", err)
+	}
+	return nil
+}
+
+// NewScheme registers the API groups the controller and CLI touch.
+func NewScheme() (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		corev1.AddToScheme, policyv1.AddToScheme, coordinationv1.AddToScheme, eventsv1.AddToScheme, rolloutv1.AddToScheme,
+	} {
+		if err := add(scheme); err != nil {
+			return nil, fmt.Errorf("build scheme: %w", err)
+		}
+	}
+	return scheme, nil
+}
+
+// NewManager builds a manager running the rollout controller.
+func NewManager(ctx context.Context, cfg *rest.Config, opts ControllerOptions, groups controller.GroupOpener, reg prometheus.Registerer) (manager.Manager, error) {
+	scheme, err := NewScheme()
+	if err != nil {
+		return nil, err
+	}
+	mgr, err := manager.New(cfg, manager.Options{
+		Scheme:                        scheme,
+		Logger:                        ctrllog.Log,
+		LeaderElection:                opts.LeaderElect,
+		LeaderElectionResourceLock:    "leases",
+		LeaderElectionNamespace:       opts.LeaderElectionNamespace,
+		LeaderElectionID:              opts.LeaderElectionID,
+		LeaderElectionReleaseOnCancel: true,
+		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsBindAddress},
+		HealthProbeBindAddress:        opts.HealthProbeBindAddress,
+		Cache:                         cacheOptions(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create manager: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("add healthz check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("informers", cacheSynced(mgr.GetCache())); err != nil {
+		return nil, fmt.Errorf("add readyz check: %w", err)
+	}
+	metrics, err := controller.NewMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
+	r := &controller.Reconciler{
+		Client:       mgr.GetClient(),
+		Recorder:     mgr.GetEventRecorderFor(EventSource),
+		Groups:       groups,
+		Metrics:      metrics,
+		GroupRefresh: opts.GroupRefresh,
+		Poll:         opts.Poll,
+	}
+	if err := r.SetupWithManager(ctx, mgr, opts.Concurrency); err != nil {
+		return nil, err
+	}
+	return mgr, nil
+}
+
+// cacheOptions keep the informer caches small: Nodes and Pods are cut
+// down to what the planner reads, managed fields are dropped everywhere.
+func cacheOptions() cache.Options {
+	return cache.Options{
+		DefaultTransform: cache.TransformStripManagedFields(),
+		ByObject: map[client.Object]cache.ByObject{
+			&corev1.Node{}: {Transform: trimNode},
+			&corev1.Pod{}:  {Transform: trimPod},
+		},
+	}
+}
+
+// trimNode keeps the fields of a Node the planner and the patches read.
+func trimNode(obj any) (any, error) {
+	n, ok := obj.(*corev1.Node)
+	if !ok {
+		return obj, nil
+	}
+	out := &corev1.Node{
+		TypeMeta:   n.TypeMeta,
+		ObjectMeta: trimMeta(n.ObjectMeta),
+		Spec:       corev1.NodeSpec{ProviderID: n.Spec.ProviderID, Unschedulable: n.Spec.Unschedulable, Taints: n.Spec.Taints},
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			out.Status.Conditions = []corev1.NodeCondition{{Type: c.Type, Status: c.Status}}
+		}
+	}
+	return out, nil
+}
+
+// trimPod keeps the fields of a Pod the planner reads.
+func trimPod(obj any) (any, error) {
+	p, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	out := &corev1.Pod{
+		TypeMeta:   p.TypeMeta,
+		ObjectMeta: trimMeta(p.ObjectMeta),
+		Spec: corev1.PodSpec{
+			NodeName: p.Spec.NodeName, Tolerations: p.Spec.Tolerations,
+			TerminationGracePeriodSeconds: p.Spec.TerminationGracePeriodSeconds,
+		},
+		Status: corev1.PodStatus{Phase: p.Status.Phase},
+	}
+	for _, v := range p.Spec.Volumes {
+		if v.EmptyDir != nil {
+			out.Spec.Volumes = append(out.Spec.Volumes, corev1.Volume{Name: v.Name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+		}
+	}
+	return out, nil
+}
+
+func trimMeta(m metav1.ObjectMeta) metav1.ObjectMeta {
+	return metav1.ObjectMeta{
+		Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
+		CreationTimestamp: m.CreationTimestamp, DeletionTimestamp: m.DeletionTimestamp,
+		Labels: m.Labels, Annotations: m.Annotations, OwnerReferences: m.OwnerReferences,
+	}
+}
+
+// cacheSynced reports ready once the started informers have synced.
+func cacheSynced(c cache.Cache) healthz.Checker {
+	return func(req *http.Request) error {
+		ctx, cancel := context.WithTimeout(req.Context(), time.Second)
+		defer cancel()
+		if !c.WaitForCacheSync(ctx) {
+			return fmt.Errorf("informer caches not synced")
+		}
+		return nil
+	}
+}

@@ -1,0 +1,105 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
+	"github.com/nodeboot/nodeboot/internal/cluster/rollout/plan"
+)
+
+// specFlags are the flags that make a NodeGroupRolloutSpec (plan, start).
+type specFlags struct {
+	group, region, groupLabel   string
+	version, imageID            string
+	strategy, order, maxUnavail string
+	force, noEKSLabels          bool
+	labels                      []string
+	drain, postDrain, creation  time.Duration
+	evictionRetry               time.Duration
+}
+
+func (f *specFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.group, "group", "", "Auto Scaling group name (required)")
+	fs.StringVar(&f.region, "region", "", "the group's AWS region (default: the environment's)")
+	fs.StringVar(&f.groupLabel, "nodegroup-label", "", "value new nodes carry in eks.amazonaws.com/nodegroup (default: the group name)")
+	fs.StringVar(&f.version, "launch-template-version", "", "target version: a number, $Latest or $Default (default: the group's current)")
+	fs.StringVar(&f.imageID, "image-id", "", "create the target version from the group's current one with this AMI")
+	fs.StringVar(&f.strategy, "strategy", string(rolloutv1.StrategyDefault), "Default (surge first) or Minimal (no surge)")
+	fs.StringVar(&f.maxUnavail, "max-unavailable", "1", "nodes replaced at once: a count or a percentage of the group (1..100, 1%..100%)")
+	fs.StringVar(&f.order, "order", string(rolloutv1.OrderRandom), "node order: Random, Oldest, Newest or Name")
+	fs.BoolVar(&f.force, "force", false, "delete pods still blocking after the drain timeout instead of failing")
+	fs.BoolVar(&f.noEKSLabels, "no-eks-labels", false, "do not require the eks.amazonaws.com/nodegroup and sourceLaunchTemplate labels on new nodes")
+	fs.StringArrayVar(&f.labels, "node-label", nil, "KEY=VALUE every new node must carry (repeatable)")
+	fs.DurationVar(&f.drain, "drain-timeout", plan.DefaultDrainTimeout, "how long one node may take to drain")
+	fs.DurationVar(&f.postDrain, "post-drain-wait", plan.DefaultPostDrainWait, "wait between a node's last pod leaving and its termination")
+	fs.DurationVar(&f.creation, "node-creation-timeout", plan.DefaultNodeCreationTimeout, "how long new capacity may take to be Ready")
+	fs.DurationVar(&f.evictionRetry, "eviction-retry-interval", plan.DefaultEvictionRetryInterval, "pause before a refused eviction is retried")
+}
+
+// spec builds the NodeGroupRolloutSpec and checks what the CRD checks.
+func (f *specFlags) spec() (rolloutv1.NodeGroupRolloutSpec, error) {
+	var problems []string
+	if f.group == "" {
+		problems = append(problems, "--group is required")
+	}
+	if f.version != "" && f.imageID != "" {
+		problems = append(problems, "set at most one of --launch-template-version and --image-id")
+	}
+	strategy := rolloutv1.Strategy(f.strategy)
+	if strategy != rolloutv1.StrategyDefault && strategy != rolloutv1.StrategyMinimal {
+		problems = append(problems, fmt.Sprintf("--strategy %q is neither Default nor Minimal", f.strategy))
+	}
+	order := rolloutv1.NodeOrder(f.order)
+	switch order {
+	case rolloutv1.OrderRandom, rolloutv1.OrderOldest, rolloutv1.OrderNewest, rolloutv1.OrderName:
+	default:
+		problems = append(problems, fmt.Sprintf("--order %q is not Random, Oldest, Newest or Name", f.order))
+	}
+	mu := intstr.Parse(f.maxUnavail)
+	if _, err := plan.ResolveMaxUnavailable(mu, 100); err != nil {
+		problems = append(problems, fmt.Sprintf("--max-unavailable %q is not 1..100 or 1%%..100%%", f.maxUnavail))
+	}
+	labels := map[string]string{}
+	for _, l := range f.labels {
+		k, v, ok := strings.Cut(l, "=")
+		if !ok || k == "" {
+			problems = append(problems, fmt.Sprintf("--node-label %q is not KEY=VALUE", l))
+		}
+		labels[k] = v
+	}
+	for name, d := range map[string]time.Duration{"--drain-timeout": f.drain, "--post-drain-wait": f.postDrain, "--node-creation-timeout": f.creation, "--eviction-retry-interval": f.evictionRetry} {
+		if d < 0 {
+			problems = append(problems, name+" is negative")
+		}
+	}
+	if len(problems) > 0 {
+		return rolloutv1.NodeGroupRolloutSpec{}, fmt.Errorf("%w: %s", ErrUsage, strings.Join(problems, "; "))
+	}
+	spec := rolloutv1.NodeGroupRolloutSpec{
+		NodeGroup:             rolloutv1.NodeGroupReference{AutoScalingGroupName: f.group, Region: f.region, Name: f.groupLabel},
+		LaunchTemplateVersion: f.version,
+		ImageID:               f.imageID,
+		Strategy:              strategy,
+		MaxUnavailable:        &mu,
+		NodeOrder:             order,
+		Force:                 f.force,
+		Timeouts: rolloutv1.Timeouts{
+			Drain: &metav1.Duration{Duration: f.drain}, PostDrainWait: &metav1.Duration{Duration: f.postDrain},
+			NodeCreation: &metav1.Duration{Duration: f.creation}, EvictionRetryInterval: &metav1.Duration{Duration: f.evictionRetry},
+		},
+	}
+	if f.noEKSLabels {
+		spec.NewNodes.EKSLabels = ptr.To(false)
+	}
+	if len(labels) > 0 {
+		spec.NewNodes.Labels = labels
+	}
+	return spec, nil
+}

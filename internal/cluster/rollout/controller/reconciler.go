@@ -1,0 +1,169 @@
+// Package controller runs NodeGroupRollouts: it gathers a plan.Snapshot
+// (the rollout, its node group through nodegroup.Group, and Nodes, Pods and
+// PodDisruptionBudgets from the informer caches), persists the status
+// plan.Plan decides, then carries out the actions and records what they
+// reported. It holds no state of its own that a restart would lose, except
+// a short-lived cache of the group's description.
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
+	"github.com/nodeboot/nodeboot/internal/cluster/rollout/plan"
+)
+
+// ControllerName names the controller in logs and metrics.
+const ControllerName = "nodegrouprollout"
+
+// Defaults of the Reconciler's intervals.
+const (
+	// DefaultGroupRefresh is how long a description of the group is reused
+	// while nothing the controller did or saw changed it.
+	DefaultGroupRefresh = 5 * time.Second
+	// DefaultPoll is the longest pause between two planning steps of an
+	// active rollout (the group changes without a Kubernetes event).
+	DefaultPoll = 10 * time.Second
+	// conflictRetry is the pause after a write conflict.
+	conflictRetry = 100 * time.Millisecond
+)
+
+// Reconciler plans and carries out NodeGroupRollouts.
+type Reconciler struct {
+	// Client reads from the informer caches and writes to the API server.
+	Client client.Client
+	// Recorder records Events on the rollout.
+	Recorder record.EventRecorder
+	// Groups opens the node group a rollout names.
+	Groups GroupOpener
+	// Clock tells the time; nil means the real clock.
+	Clock clock.PassiveClock
+	// Metrics records progress; nil records nothing.
+	Metrics *Metrics
+	// GroupRefresh and Poll: 0 means the defaults.
+	GroupRefresh, Poll time.Duration
+	// EvictionWorkers bounds parallel eviction requests; 0 means 16.
+	EvictionWorkers int
+
+	cache *groupCache
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Clock == nil {
+		return time.Now()
+	}
+	return r.Clock.Now()
+}
+
+func (r *Reconciler) poll() time.Duration {
+	if r.Poll > 0 {
+		return r.Poll
+	}
+	return DefaultPoll
+}
+
+// Reconcile runs one planning step of a rollout.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	log := logf.FromContext(ctx)
+	ro := &rolloutv1.NodeGroupRollout{}
+	if err := r.Client.Get(ctx, req.NamespacedName, ro); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.groups().forget(req.Name)
+			r.Metrics.forget(req.Name)
+		}
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	r.Metrics.observe(ro)
+	if ro.Status.Phase.Terminal() {
+		r.groups().forget(ro.Name)
+		return reconcile.Result{}, nil
+	}
+	group, err := r.Groups.Open(ctx, ro.Spec.NodeGroup)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	snap, err := r.snapshot(ctx, ro, group)
+	if err != nil {
+		r.Recorder.Event(ro, corev1.EventTypeWarning, "SnapshotFailed", err.Error())
+		return reconcile.Result{}, err
+	}
+	d := plan.Plan(snap)
+	prev := ro.Status.DeepCopy()
+	if err := r.writeStatus(ctx, ro, d.Status); err != nil {
+		if apierrors.IsConflict(err) {
+			return reconcile.Result{RequeueAfter: conflictRetry}, nil
+		}
+		return reconcile.Result{}, err
+	}
+	r.Metrics.transitions(prev, &ro.Status)
+	r.record(ro, d.Events)
+	for _, a := range d.Actions {
+		log.V(1).Info("action", "action", a.String())
+	}
+	res, actErr := r.execute(ctx, ro.Name, group, d.Actions)
+	recorded := *ro.Status.DeepCopy()
+	events := plan.Record(&recorded, res, r.now())
+	if err := r.writeStatus(ctx, ro, recorded); err != nil && !apierrors.IsConflict(err) {
+		return reconcile.Result{}, errors.Join(actErr, err)
+	}
+	r.record(ro, events)
+	r.Metrics.observe(ro)
+	if actErr != nil {
+		r.Recorder.Event(ro, corev1.EventTypeWarning, "ActionFailed", actErr.Error())
+		return reconcile.Result{}, actErr
+	}
+	return r.requeue(ro, d), nil
+}
+
+// requeue says when to plan again: at the planner's deadline, soon after
+// actions (their effects on the group show in no watch), and at least
+// every poll interval while the rollout is active.
+func (r *Reconciler) requeue(ro *rolloutv1.NodeGroupRollout, d plan.Decision) reconcile.Result {
+	switch ro.Status.Phase {
+	case rolloutv1.PhaseSucceeded, rolloutv1.PhaseAborted, rolloutv1.PhaseFailed, rolloutv1.PhasePaused:
+		return reconcile.Result{}
+	}
+	after := r.poll()
+	if d.RequeueAfter > 0 {
+		after = min(after, d.RequeueAfter)
+	}
+	if len(d.Actions) > 0 {
+		after = min(after, r.refresh()/5)
+	}
+	return reconcile.Result{RequeueAfter: after}
+}
+
+// writeStatus updates the status subresource when it changed; ro gets the
+// written object.
+func (r *Reconciler) writeStatus(ctx context.Context, ro *rolloutv1.NodeGroupRollout, st rolloutv1.NodeGroupRolloutStatus) error {
+	if apiequality.Semantic.DeepEqual(ro.Status, st) {
+		return nil
+	}
+	ro.Status = st
+	if err := r.Client.Status().Update(ctx, ro); err != nil {
+		return fmt.Errorf("update status of %s: %w", ro.Name, err)
+	}
+	return nil
+}
+
+func (r *Reconciler) record(ro *rolloutv1.NodeGroupRollout, events []plan.Event) {
+	for _, e := range events {
+		kind := corev1.EventTypeNormal
+		if e.Warning {
+			kind = corev1.EventTypeWarning
+		}
+		r.Recorder.Event(ro, kind, e.Reason, e.Message)
+	}
+}

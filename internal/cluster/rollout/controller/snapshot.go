@@ -1,0 +1,88 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
+	"github.com/nodeboot/nodeboot/internal/cluster/rollout/nodegroup"
+	"github.com/nodeboot/nodeboot/internal/cluster/rollout/plan"
+)
+
+// NodeNameIndex is the Pod field index on spec.nodeName.
+const NodeNameIndex = "spec.nodeName"
+
+// IndexNodeName is the index function of NodeNameIndex.
+func IndexNodeName(obj client.Object) []string {
+	p, ok := obj.(*corev1.Pod)
+	if !ok || p.Spec.NodeName == "" {
+		return nil
+	}
+	return []string{p.Spec.NodeName}
+}
+
+// snapshot reads what the planner needs: the group, the Nodes of its
+// instances, their pods and the budgets of those pods' namespaces.
+func (r *Reconciler) snapshot(ctx context.Context, ro *rolloutv1.NodeGroupRollout, g nodegroup.Group) (plan.Snapshot, error) {
+	state, err := r.describe(ctx, ro.Name, g)
+	if err != nil {
+		return plan.Snapshot{}, fmt.Errorf("describe node group %s: %w", ro.Spec.NodeGroup.AutoScalingGroupName, err)
+	}
+	snap := plan.Snapshot{Now: r.now(), Rollout: ro, Group: state}
+	inGroup := map[string]bool{}
+	for _, in := range state.Instances {
+		inGroup[in.ID] = true
+	}
+	var nodes corev1.NodeList
+	if err := r.Client.List(ctx, &nodes); err != nil {
+		return plan.Snapshot{}, fmt.Errorf("list nodes: %w", err)
+	}
+	namespaces := map[string]bool{}
+	for i := range nodes.Items {
+		n := &nodes.Items[i]
+		if !inGroup[plan.NodeInstanceID(n)] {
+			continue
+		}
+		snap.Nodes = append(snap.Nodes, *n)
+		var pods corev1.PodList
+		if err := r.Client.List(ctx, &pods, client.MatchingFields{NodeNameIndex: n.Name}); err != nil {
+			return plan.Snapshot{}, fmt.Errorf("list pods of node %s: %w", n.Name, err)
+		}
+		for _, p := range pods.Items {
+			namespaces[p.Namespace] = true
+		}
+		snap.Pods = append(snap.Pods, pods.Items...)
+	}
+	if ro.Spec.Abort {
+		// An abort releases every node the rollout touched, also those
+		// whose instance already left the group.
+		snap.Nodes = appendTouched(snap.Nodes, nodes.Items, ro.Name, inGroup)
+	}
+	for ns := range namespaces {
+		var pdbs policyv1.PodDisruptionBudgetList
+		if err := r.Client.List(ctx, &pdbs, client.InNamespace(ns)); err != nil {
+			return plan.Snapshot{}, fmt.Errorf("list pod disruption budgets of %s: %w", ns, err)
+		}
+		snap.PDBs = append(snap.PDBs, pdbs.Items...)
+	}
+	return snap, nil
+}
+
+// appendTouched adds the nodes outside the group that carry the rollout's
+// marks.
+func appendTouched(dst, all []corev1.Node, rollout string, inGroup map[string]bool) []corev1.Node {
+	for i := range all {
+		n := &all[i]
+		if inGroup[plan.NodeInstanceID(n)] {
+			continue
+		}
+		if plan.Touched(n, rollout) {
+			dst = append(dst, *n)
+		}
+	}
+	return dst
+}
