@@ -31,6 +31,8 @@ type Env struct {
 	Setenv         func(key, value string) error
 	// Environ lists the environment (bootstrap.sh reads options from it).
 	Environ func() []string
+	// Exec replaces the process (nodeboot rollout); nil means syscall.Exec.
+	Exec func(path string, argv, envv []string) error
 }
 
 // Main runs one command and returns the exit code.
@@ -43,6 +45,9 @@ func Main(ctx context.Context, args []string, env Env) int {
 	log := newLogger(env.Stderr, inv.Verbose)
 	if err := dispatch(ctx, inv, env, log); err != nil {
 		fmt.Fprintf(env.Stderr, "nodeboot: %v\n", err)
+		if errors.Is(err, ErrUsage) {
+			return ExitUsage
+		}
 		return ExitError
 	}
 	return ExitOK
@@ -83,6 +88,8 @@ func dispatch(ctx context.Context, inv Invocation, env Env, log *slog.Logger) er
 		return runConvert(inv, env, env.Stdin)
 	case CmdBootstrapSh:
 		return runBootstrapSh(ctx, inv, env, log)
+	case CmdRollout:
+		return execRollout(inv.Args, env)
 	case CmdInit:
 		a := newAgent(inv, env, log)
 		return a.Init(ctx, agent.InitOptions{

@@ -24,6 +24,7 @@ const (
 	CmdHelp        = "help"
 	CmdConvert     = "convert"
 	CmdBootstrapSh = "bootstrap-sh"
+	CmdRollout     = "rollout"
 )
 
 // Phases that `init --skip` accepts.
@@ -83,6 +84,9 @@ func Parse(args []string) (Invocation, error) {
 		return parseConvert(args[1:])
 	case "bootstrap-sh":
 		return parseBootstrapSh(args[1:])
+	case "rollout":
+		// Everything after "rollout" belongs to nodeboot-rollout.
+		return Invocation{Command: CmdRollout, Args: args[1:]}, nil
 	case "version", "--version":
 		if len(args) > 1 {
 			return Invocation{}, fmt.Errorf("%w: version takes no arguments, got %q", ErrUsage, args[1:])
@@ -252,6 +256,7 @@ Usage:
   nodeboot config dump  [-c URI]... [--root DIR] [-o yaml|json]
   nodeboot convert --to nodeconfig|bootstrap-sh|bottlerocket|windows [--from auto] [--strict] FILE
   nodeboot bootstrap-sh [--root DIR] [--skip run] -- CLUSTER [bootstrap.sh flags...]
+  nodeboot rollout plan|start|status|pause|resume|abort|controller ...   (runs nodeboot-rollout)
   nodeboot version
 
 Config sources (merged in order, later wins): imds://user-data (default),
