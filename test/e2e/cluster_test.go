@@ -39,7 +39,8 @@ type clusterOptions struct {
 	// nodeName is the one node this cluster expects; the static token file
 	// maps nodeToken to system:node:<nodeName> (the EKS access-entry shape).
 	nodeName string
-	// approverBin is the nodeboot-approver binary.
+	// approverBin is the nodeboot-approver binary; empty runs no approver
+	// (the rollout suite joins no real kubelet).
 	approverBin string
 	// approverPolicy are extra nodeboot-approver flags (operator policy).
 	approverPolicy []string
@@ -111,7 +112,9 @@ func startCluster(t *testing.T, env suiteEnv, opts clusterOptions) *cluster {
 		t.Fatalf("cluster objects: %v", err)
 	}
 	c.startControllerManager(t, env, pki)
-	c.startApprover(t, opts.approverBin, opts.approverPolicy, pki)
+	if opts.approverBin != "" {
+		c.startApprover(t, opts.approverBin, opts.approverPolicy, pki)
+	}
 	if err := waitUntil(ctx, "kube-controller-manager: default ServiceAccount and signed cluster-info", time.Minute, 200*time.Millisecond,
 		c.procs.procs, func(ctx context.Context) (bool, string, error) {
 			return controllerManagerReady(ctx, c.admin, tokenID(c.bootstrapToken))

@@ -15,7 +15,10 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -159,9 +162,13 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts ControllerOptions, g
 	if err != nil {
 		return nil, err
 	}
+	recorder, err := newRecorder(mgr, cfg)
+	if err != nil {
+		return nil, err
+	}
 	r := &controller.Reconciler{
 		Client:       mgr.GetClient(),
-		Recorder:     mgr.GetEventRecorderFor(EventSource),
+		Recorder:     recorder,
 		Groups:       groups,
 		Metrics:      metrics,
 		GroupRefresh: opts.GroupRefresh,
@@ -171,6 +178,30 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts ControllerOptions, g
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// newRecorder returns the recorder of the rollout's Events, shut down when
+// the manager stops. Unlike the manager's own recorder it keeps every
+// Event of a rollout: client-go's defaults drop an object's Events beyond
+// 25 (then one per 5 minutes) and fold more than 10 with the same reason
+// into one, which would hide the pods and budgets blocking a drain in a
+// large rollout.
+func newRecorder(mgr manager.Manager, cfg *rest.Config) (record.EventRecorder, error) {
+	cs, err := kubernetes.NewForConfigAndClient(cfg, mgr.GetHTTPClient())
+	if err != nil {
+		return nil, fmt.Errorf("events client: %w", err)
+	}
+	b := record.NewBroadcasterWithCorrelatorOptions(record.CorrelatorOptions{BurstSize: 1000, QPS: 10, MaxEvents: 1000})
+	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")})
+	err = mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		<-ctx.Done()
+		b.Shutdown()
+		return nil
+	}))
+	if err != nil {
+		return nil, fmt.Errorf("add event broadcaster: %w", err)
+	}
+	return b.NewRecorder(mgr.GetScheme(), corev1.EventSource{Component: EventSource}), nil
 }
 
 // cacheOptions keep the informer caches small: Nodes and Pods are cut

@@ -185,11 +185,6 @@ func (w *world) drained(d *Decision, p *rolloutv1.NodeProgress) {
 	p.Step = rolloutv1.StepWaitingAfterDrain
 	p.DrainedTime = &w.now
 	p.Blockers = nil
-	took := time.Duration(0)
-	if p.DrainStartTime != nil {
-		took = w.Now.Sub(p.DrainStartTime.Time)
-	}
-	w.event(d, false, "NodeDrained", fmt.Sprintf("node %s drained in %s (%d eviction requests)", firstNonEmpty(p.Name, p.InstanceID), took.Round(time.Millisecond), p.Evictions))
 }
 
 // afterDrain waits postDrainWait on an empty node, then terminates it. A
@@ -241,7 +236,11 @@ func (w *world) terminated(d *Decision, p *rolloutv1.NodeProgress, why string) {
 	if p.Batch != abortBatch {
 		d.Status.NodesReplaced++
 	}
-	w.event(d, false, "NodeReplaced", fmt.Sprintf("node %s (%s): %s", firstNonEmpty(p.Name, p.InstanceID), p.InstanceID, why))
+	drain := ""
+	if p.DrainStartTime != nil && p.DrainedTime != nil {
+		drain = fmt.Sprintf("; drained in %s with %d eviction requests", p.DrainedTime.Sub(p.DrainStartTime.Time).Round(time.Millisecond), p.Evictions)
+	}
+	w.event(d, false, "NodeReplaced", fmt.Sprintf("node %s (%s): %s%s", firstNonEmpty(p.Name, p.InstanceID), p.InstanceID, why, drain))
 }
 
 // terminations decides which terminations lower the desired capacity: the
