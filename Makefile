@@ -11,7 +11,7 @@ FUZZTIME ?= 20000x
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/nodeboot/nodeboot/internal/version.Version=$(VERSION)
 
-.PHONY: all build test unit lint fuzz bench e2e e2e-deps demo clean generate
+.PHONY: all build test unit lint fuzz bench e2e e2e-deps demo clean generate bench-rollout
 
 all: build
 
@@ -50,6 +50,10 @@ e2e-deps: e2e-deps-aemm
 
 e2e: e2e-deps build
 	NODEBOOT_REQUIRE_E2E=1 $(GO) test -count=1 -tags e2e -v -timeout 40m ./test/e2e/
+
+## bench-rollout: the 500-node kwok rollout scale benchmark (needs root; not part of make test).
+bench-rollout: e2e-deps build
+	NODEBOOT_REQUIRE_E2E=1 NODEBOOT_BENCH_ROLLOUT=1 $(GO) test -count=1 -tags e2e -v -timeout 60m -run TestRolloutScale ./test/e2e/
 
 ## demo: the agent end to end against AWS's metadata mock, into .cache/demo.
 demo: build e2e-deps-aemm

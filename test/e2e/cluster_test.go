@@ -44,6 +44,8 @@ type clusterOptions struct {
 	approverBin string
 	// approverPolicy are extra nodeboot-approver flags (operator policy).
 	approverPolicy []string
+	// controllerManagerArgs are extra kube-controller-manager flags.
+	controllerManagerArgs []string
 }
 
 // cluster is a running loopback control plane: etcd, kube-apiserver,
@@ -111,7 +113,7 @@ func startCluster(t *testing.T, env suiteEnv, opts clusterOptions) *cluster {
 	}); err != nil {
 		t.Fatalf("cluster objects: %v", err)
 	}
-	c.startControllerManager(t, env, pki)
+	c.startControllerManager(t, env, pki, opts.controllerManagerArgs)
 	if opts.approverBin != "" {
 		c.startApprover(t, opts.approverBin, opts.approverPolicy, pki)
 	}
@@ -283,9 +285,9 @@ func (c *cluster) startAPIServer(t *testing.T, env suiteEnv, f pkiFiles, etcdURL
 	}
 }
 
-func (c *cluster) startControllerManager(t *testing.T, env suiteEnv, f pkiFiles) {
+func (c *cluster) startControllerManager(t *testing.T, env suiteEnv, f pkiFiles, extra []string) {
 	t.Helper()
-	c.procs.start(t, procSpec{name: "kube-controller-manager", argv: []string{
+	c.procs.start(t, procSpec{name: "kube-controller-manager", argv: append([]string{
 		env.k8s("kube-controller-manager"),
 		"--kubeconfig=" + f.controllerKubeconfig,
 		"--secure-port=0",
@@ -296,7 +298,7 @@ func (c *cluster) startControllerManager(t *testing.T, env suiteEnv, f pkiFiles)
 		"--use-service-account-credentials=true",
 		"--controllers=*,bootstrapsigner,tokencleaner",
 		"--profiling=false",
-	}})
+	}, extra...)})
 }
 
 func (c *cluster) startApprover(t *testing.T, bin string, policy []string, f pkiFiles) {

@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -113,27 +112,19 @@ func (w *rolloutWorld) deployWorkloads(t *testing.T, ns, group string, ws []work
 	w.waitWorkloads(t, ns, ws, 3*time.Minute)
 }
 
-// waitWorkloads waits until every workload has its replicas Running and
-// Ready (a DaemonSet: one per node of its selector) and every budget's
-// status has caught up.
+// waitWorkloads waits until every workload has its replicas Ready (a
+// DaemonSet: one per node its selector matches), as their controllers
+// report it, and every budget counts them all healthy.
 func (w *rolloutWorld) waitWorkloads(t *testing.T, ns string, ws []workload, timeout time.Duration) {
 	t.Helper()
-	err := waitUntil(t.Context(), "workloads of "+ns+" Running", timeout, 250*time.Millisecond, w.c.procs.procs, func(ctx context.Context) (bool, string, error) {
-		var pods corev1.PodList
-		if err := w.client.List(ctx, &pods, client.InNamespace(ns)); err != nil {
-			return false, err.Error(), nil
-		}
+	err := waitUntil(t.Context(), "workloads of "+ns+" Running", timeout, 500*time.Millisecond, w.c.procs.procs, func(ctx context.Context) (bool, string, error) {
 		var missing []string
 		for _, wl := range ws {
-			want := wl.replicas
-			if wl.kind == "DaemonSet" {
-				var ds appsv1.DaemonSet
-				if err := w.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: wl.name}, &ds); err != nil {
-					return false, err.Error(), nil
-				}
-				want = ds.Status.DesiredNumberScheduled
+			got, want, err := w.readyReplicas(ctx, ns, wl)
+			if err != nil {
+				return false, err.Error(), nil
 			}
-			if got := readyPods(pods.Items, labels.SelectorFromSet(labels.Set{"app": wl.name})); got != int(want) || want == 0 {
+			if got != want || want == 0 {
 				missing = append(missing, fmt.Sprintf("%s %d/%d", wl.name, got, want))
 			}
 			if wl.minAvailable > 0 {
@@ -150,6 +141,35 @@ func (w *rolloutWorld) waitWorkloads(t *testing.T, ns string, ws []workload, tim
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// readyReplicas returns a workload's ready and wanted replicas from its
+// controller's status (current generation only).
+func (w *rolloutWorld) readyReplicas(ctx context.Context, ns string, wl workload) (int32, int32, error) {
+	key := client.ObjectKey{Namespace: ns, Name: wl.name}
+	switch wl.kind {
+	case "Deployment":
+		var d appsv1.Deployment
+		if err := w.client.Get(ctx, key, &d); err != nil {
+			return 0, 0, err
+		}
+		if d.Status.ObservedGeneration != d.Generation || d.Status.UpdatedReplicas != wl.replicas || d.Status.Replicas != wl.replicas {
+			return 0, wl.replicas, nil
+		}
+		return d.Status.ReadyReplicas, wl.replicas, nil
+	case "StatefulSet":
+		var s appsv1.StatefulSet
+		if err := w.client.Get(ctx, key, &s); err != nil {
+			return 0, 0, err
+		}
+		return s.Status.ReadyReplicas, wl.replicas, nil
+	default:
+		var ds appsv1.DaemonSet
+		if err := w.client.Get(ctx, key, &ds); err != nil {
+			return 0, 0, err
+		}
+		return ds.Status.NumberReady, ds.Status.DesiredNumberScheduled, nil
 	}
 }
 
@@ -231,15 +251,4 @@ func (bw *budgetWatcher) finish() (samples int, lowest map[string]int, below []s
 	bw.mu.Lock()
 	defer bw.mu.Unlock()
 	return bw.samples, bw.lowest, bw.below
-}
-
-func (bw *budgetWatcher) summary() string {
-	bw.mu.Lock()
-	defer bw.mu.Unlock()
-	var parts []string
-	for k, v := range bw.lowest {
-		parts = append(parts, fmt.Sprintf("%s≥%d", k, v))
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, " ")
 }

@@ -73,7 +73,9 @@ func startRolloutWorld(t *testing.T, env suiteEnv, metricsPort int) *rolloutWorl
 	}
 	w := &rolloutWorld{env: env}
 	w.bin = buildBinary(t, env.repo, filepath.Join(env.workDir, "bin"), "./cmd/nodeboot-rollout")
-	w.c = startCluster(t, env, clusterOptions{nodeName: "unused"})
+	// kwok refreshes node heartbeats rarely (no Leases): give the node
+	// lifecycle controller a grace period longer than any run.
+	w.c = startCluster(t, env, clusterOptions{nodeName: "unused", controllerManagerArgs: []string{"--node-monitor-grace-period=1h"}})
 	w.adminKubeconfig = w.c.adminKubeconfig
 
 	scheme := runtime.NewScheme()
@@ -168,14 +170,16 @@ func (w *rolloutWorld) startScheduler(t *testing.T) {
 }
 
 // startKwok runs kwok for the Nodes carrying the kwok annotation: it keeps
-// them Ready (with Leases) and runs the pods bound to them.
+// them Ready and runs the pods bound to them.
 func (w *rolloutWorld) startKwok(t *testing.T) {
 	t.Helper()
 	kc := w.kubeconfigFor(t, "kwok", kwokUser, []string{"system:masters"})
 	w.c.procs.start(t, procSpec{name: "kwok", argv: []string{
 		w.env.k8s("kwok"), "--kubeconfig=" + kc,
 		"--manage-all-nodes=false", "--manage-nodes-with-annotation-selector=" + kwokAnnotation + "=fake",
-		"--node-lease-duration-seconds=40", "--cidr=10.128.0.0/16", "--node-ip=10.255.0.1",
+		// No node Leases: kwok then refreshes each node's status every 10
+		// to 20 minutes, which keeps 500 simulated nodes cheap.
+		"--node-lease-duration-seconds=0", "--cidr=10.128.0.0/16", "--node-ip=10.255.0.1",
 	}, env: []string{"HOME=" + w.c.dir}})
 }
 

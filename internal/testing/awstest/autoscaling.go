@@ -82,11 +82,7 @@ type GroupHooks struct {
 type AutoScaling struct {
 	Behavior
 	// URL is the endpoint, for AWS_ENDPOINT_URL_AUTO_SCALING.
-	URL string
-	// LaunchDelay is how long a new instance stays Pending before it is
-	// InService (and InService hooks run).
-	LaunchDelay time.Duration
-
+	URL     string
 	ec2     *EC2
 	mu      sync.Mutex
 	groups  map[string]*group
@@ -95,6 +91,8 @@ type AutoScaling struct {
 	events  *hookQueue
 	records []url.Values
 	closed  bool
+	// launchDelay is how long a new instance stays Pending.
+	launchDelay time.Duration
 }
 
 type group struct {
@@ -136,6 +134,15 @@ func (s *AutoScaling) CreateGroup(g AutoScalingGroup) error {
 	s.groups[g.Name] = grp
 	s.reconcile(grp, true)
 	return nil
+}
+
+// SetLaunchDelay sets how long an instance launched from now on stays
+// Pending before it is InService (and InService hooks run). Groups created
+// with CreateGroup start InService at once.
+func (s *AutoScaling) SetLaunchDelay(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.launchDelay = d
 }
 
 // Instances returns the instances of a group that are not terminated.
@@ -431,12 +438,12 @@ func (s *AutoScaling) launch(grp *group, immediate bool) {
 			"aws:ec2launchtemplate:version": strconv.Itoa(version),
 		},
 	})
-	if immediate || s.LaunchDelay <= 0 {
+	if immediate || s.launchDelay <= 0 {
 		s.enterService(in)
 		return
 	}
 	id := in.ID
-	time.AfterFunc(s.LaunchDelay, func() {
+	time.AfterFunc(s.launchDelay, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.closed {

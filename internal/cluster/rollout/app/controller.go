@@ -40,6 +40,11 @@ const (
 	DefaultMetricsBindAddress      = "127.0.0.1:8080"
 	DefaultHealthProbeBindAddress  = "127.0.0.1:8081"
 	DefaultConcurrency             = 4
+	// DefaultKubeAPIQPS and DefaultKubeAPIBurst bound the controller's
+	// requests to the API server (client-go's own default, 5/s, would
+	// make a 50-node batch wait on the client for a minute).
+	DefaultKubeAPIQPS   = 50
+	DefaultKubeAPIBurst = 100
 )
 
 // EventSource is the component name on the Events the controller records.
@@ -57,8 +62,13 @@ type ControllerOptions struct {
 	Concurrency int
 	// GroupRefresh and Poll are controller.Reconciler's.
 	GroupRefresh, Poll time.Duration
-	LogLevel           slog.Level
-	LogFormat          string
+	// KubeAPIQPS and KubeAPIBurst limit the requests to the API server.
+	KubeAPIQPS   float32
+	KubeAPIBurst int
+	// Workers is controller.Reconciler.Workers.
+	Workers   int
+	LogLevel  slog.Level
+	LogFormat string
 }
 
 // ParseControllerFlags parses the controller's arguments.
@@ -75,6 +85,9 @@ func ParseControllerFlags(args []string, env Env) (ControllerOptions, error) {
 	fs.IntVar(&o.Concurrency, "concurrency", DefaultConcurrency, "rollouts planned at the same time")
 	fs.DurationVar(&o.GroupRefresh, "group-refresh", controller.DefaultGroupRefresh, "how long a description of an Auto Scaling group is reused while nothing changed it")
 	fs.DurationVar(&o.Poll, "poll", controller.DefaultPoll, "longest pause between two planning steps of an active rollout")
+	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", DefaultKubeAPIQPS, "requests per second to the API server")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", DefaultKubeAPIBurst, "burst of requests to the API server")
+	fs.IntVar(&o.Workers, "workers", controller.DefaultWorkers, "requests (evictions, node patches, terminations) one planning step makes at the same time")
 	fs.StringVar(&level, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.LogFormat, "log-format", "json", "json or text")
 	if err := parse(fs, args, 0); err != nil {
@@ -86,8 +99,8 @@ func ParseControllerFlags(args []string, env Env) (ControllerOptions, error) {
 	if o.LogFormat != "json" && o.LogFormat != "text" {
 		return o, fmt.Errorf("%w: --log-format %q is neither json nor text", ErrUsage, o.LogFormat)
 	}
-	if o.Concurrency < 1 || o.GroupRefresh <= 0 || o.Poll <= 0 {
-		return o, fmt.Errorf("%w: --concurrency, --group-refresh and --poll must be positive", ErrUsage)
+	if o.Concurrency < 1 || o.GroupRefresh <= 0 || o.Poll <= 0 || o.KubeAPIQPS <= 0 || o.KubeAPIBurst < 1 || o.Workers < 1 {
+		return o, fmt.Errorf("%w: --concurrency, --group-refresh, --poll, --kube-api-qps, --kube-api-burst and --workers must be positive", ErrUsage)
 	}
 	return o, nil
 }
@@ -104,6 +117,7 @@ func runController(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
+	cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
 	opener := &asg.Opener{Load: awsLoader(slog.New(logr.ToSlogHandler(log)))}
 	mgr, err := NewManager(ctx, cfg, opts, opener, ctrlmetrics.Registry)
 	if err != nil {
@@ -173,6 +187,7 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts ControllerOptions, g
 		Metrics:      metrics,
 		GroupRefresh: opts.GroupRefresh,
 		Poll:         opts.Poll,
+		Workers:      opts.Workers,
 	}
 	if err := r.SetupWithManager(ctx, mgr, opts.Concurrency); err != nil {
 		return nil, err

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -16,35 +15,9 @@ import (
 	"github.com/nodeboot/nodeboot/internal/cluster/rollout/plan"
 )
 
-// defaultEvictionWorkers bounds parallel eviction requests.
-const defaultEvictionWorkers = 16
-
 // multiplePDBs is in the Eviction API's 500 answer for a pod that several
 // budgets select.
 const multiplePDBs = "more than one PodDisruptionBudget"
-
-// evictAll asks the Eviction API to evict every pod of a, in parallel, and
-// reports each answer.
-func (r *Reconciler) evictAll(ctx context.Context, a plan.Evict) []plan.EvictionResult {
-	workers := r.EvictionWorkers
-	if workers <= 0 {
-		workers = defaultEvictionWorkers
-	}
-	out := make([]plan.EvictionResult, len(a.Pods))
-	sem := make(chan struct{}, workers)
-	var wg sync.WaitGroup
-	for i, ref := range a.Pods {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			out[i] = ClassifyEviction(a.Node, ref, r.evict(ctx, ref))
-			r.Metrics.eviction(out[i])
-		}()
-	}
-	wg.Wait()
-	return out
-}
 
 // evict creates one Eviction with a UID precondition (a successor with the
 // same name is left alone) and the pod's own grace period.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,22 +17,89 @@ import (
 	"github.com/nodeboot/nodeboot/internal/cluster/rollout/plan"
 )
 
-// execute carries out actions in order. An action that fails does not stop
-// the others (each is independent and idempotent); the errors are joined.
+// awsWorkers bounds the Auto Scaling calls one planning step makes at the
+// same time (terminations); the SDK retries throttled calls.
+const awsWorkers = 4
+
+// execute carries out a decision's actions. The group-level ones run first,
+// in order (the target, the group's version and sizes); then every node
+// patch, eviction, pod deletion and termination is a task of its own, run
+// on Workers goroutines: they are independent (the planner never asks for
+// two things on one node in one step) and idempotent. A failure does not
+// stop the others; the errors are joined.
 func (r *Reconciler) execute(ctx context.Context, rollout string, g nodegroup.Group, actions []plan.Action) (plan.Results, error) {
-	var res plan.Results
-	var errs []error
-	for _, a := range actions {
-		err := r.do(ctx, rollout, g, a, &res)
+	var (
+		res   plan.Results
+		mu    sync.Mutex
+		errs  []error
+		tasks []func()
+	)
+	report := func(a plan.Action, err error) {
 		r.Metrics.action(a, err)
 		if err != nil {
+			mu.Lock()
 			errs = append(errs, fmt.Errorf("%s: %w", a, err))
+			mu.Unlock()
 		}
 	}
+	aws := make(chan struct{}, awsWorkers)
+	for _, a := range actions {
+		switch a := a.(type) {
+		case plan.ResolveTarget, plan.CreateTarget, plan.SetLaunchTemplate, plan.SetSizes:
+			report(a, r.groupAction(ctx, rollout, g, a, &res))
+		case plan.Evict:
+			for _, ref := range a.Pods {
+				tasks = append(tasks, func() {
+					er := ClassifyEviction(a.Node, ref, r.evict(ctx, ref))
+					report(a, nil) // a refusal is an answer, not a failure
+					r.Metrics.eviction(er)
+					mu.Lock()
+					res.Evictions = append(res.Evictions, er)
+					mu.Unlock()
+				})
+			}
+		case plan.Delete:
+			for _, ref := range a.Pods {
+				tasks = append(tasks, func() { report(a, r.deletePod(ctx, ref)) })
+			}
+			for _, ref := range a.Terminating {
+				tasks = append(tasks, func() { report(a, r.deletePod(ctx, ref, client.GracePeriodSeconds(0))) })
+			}
+		case plan.Terminate:
+			tasks = append(tasks, func() {
+				aws <- struct{}{}
+				defer func() { <-aws }()
+				report(a, r.terminate(ctx, rollout, g, a))
+			})
+		default:
+			tasks = append(tasks, func() { report(a, r.nodeAction(ctx, rollout, a)) })
+		}
+	}
+	r.run(tasks)
 	return res, errors.Join(errs...)
 }
 
-func (r *Reconciler) do(ctx context.Context, rollout string, g nodegroup.Group, a plan.Action, res *plan.Results) error {
+// run runs tasks on at most Workers goroutines and waits for them.
+func (r *Reconciler) run(tasks []func()) {
+	workers := r.Workers
+	if workers <= 0 {
+		workers = DefaultWorkers
+	}
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	for _, task := range tasks {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			task()
+		}()
+	}
+	wg.Wait()
+}
+
+// groupAction carries out an action on the group itself.
+func (r *Reconciler) groupAction(ctx context.Context, rollout string, g nodegroup.Group, a plan.Action, res *plan.Results) error {
 	switch a := a.(type) {
 	case plan.ResolveTarget:
 		v, err := g.ResolveVersion(ctx, a.TemplateID, a.Version)
@@ -47,23 +115,28 @@ func (r *Reconciler) do(ctx context.Context, rollout string, g nodegroup.Group, 
 	case plan.SetSizes:
 		defer r.groups().forget(rollout)
 		return g.SetSizes(ctx, nodegroup.Sizes{MinSize: &a.MinSize, MaxSize: &a.MaxSize, Desired: &a.Desired})
-	case plan.Terminate:
-		defer r.groups().forget(rollout)
-		if err := g.TerminateInstance(ctx, a.InstanceID, a.Decrement); err != nil && !errors.Is(err, nodegroup.ErrInstanceGone) {
-			return err
-		}
-		return nil
+	}
+	return fmt.Errorf("unknown group action %T", a)
+}
+
+// terminate terminates an instance; one already gone is done.
+func (r *Reconciler) terminate(ctx context.Context, rollout string, g nodegroup.Group, a plan.Terminate) error {
+	defer r.groups().forget(rollout)
+	if err := g.TerminateInstance(ctx, a.InstanceID, a.Decrement); err != nil && !errors.Is(err, nodegroup.ErrInstanceGone) {
+		return err
+	}
+	return nil
+}
+
+// nodeAction patches a Node.
+func (r *Reconciler) nodeAction(ctx context.Context, rollout string, a plan.Action) error {
+	switch a := a.(type) {
 	case plan.MarkOld:
 		return r.patchNode(ctx, a.Node, func(n *corev1.Node) { markOld(n, rollout) })
 	case plan.Cordon:
 		return r.patchNode(ctx, a.Node, func(n *corev1.Node) { cordon(n, rollout) })
 	case plan.Release:
 		return r.patchNode(ctx, a.Node, func(n *corev1.Node) { release(n, rollout) })
-	case plan.Evict:
-		res.Evictions = append(res.Evictions, r.evictAll(ctx, a)...)
-		return nil
-	case plan.Delete:
-		return r.deleteAll(ctx, a)
 	}
 	return fmt.Errorf("unknown action %T", a)
 }
@@ -127,22 +200,14 @@ func setAnnotation(n *corev1.Node, k, v string) {
 	n.Annotations[k] = v
 }
 
-// deleteAll deletes pods (force): PodDisruptionBudgets do not apply; pods
-// already terminating are deleted again with a zero grace period.
-func (r *Reconciler) deleteAll(ctx context.Context, a plan.Delete) error {
-	var errs []error
-	del := func(ref plan.PodRef, opts ...client.DeleteOption) {
-		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name}}
-		opts = append(opts, client.Preconditions{UID: &ref.UID})
-		if err := r.Client.Delete(ctx, p, opts...); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-			errs = append(errs, fmt.Errorf("delete pod %s: %w", ref, err))
-		}
+// deletePod deletes a pod (force: PodDisruptionBudgets do not apply), with
+// its own grace period unless opts say otherwise; a pod already gone or
+// replaced is done.
+func (r *Reconciler) deletePod(ctx context.Context, ref plan.PodRef, opts ...client.DeleteOption) error {
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name}}
+	opts = append(opts, client.Preconditions{UID: &ref.UID})
+	if err := r.Client.Delete(ctx, p, opts...); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return fmt.Errorf("delete pod %s: %w", ref, err)
 	}
-	for _, ref := range a.Pods {
-		del(ref) // the pod's own grace period
-	}
-	for _, ref := range a.Terminating {
-		del(ref, client.GracePeriodSeconds(0))
-	}
-	return errors.Join(errs...)
+	return nil
 }

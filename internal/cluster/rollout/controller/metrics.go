@@ -54,7 +54,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: MetricEvictions, Help: "Eviction requests by result: evicted, or the blocker reason.",
 		}, []string{"result"}),
 		actions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: MetricActions, Help: "Actions carried out, by kind and result.",
+			Name: MetricActions, Help: "Requests made to carry out actions, by action kind and result (evictions and deletions count per pod).",
 		}, []string{"action", "result"}),
 		drain: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    MetricDrainDuration,

@@ -36,6 +36,8 @@ const (
 	// DefaultPoll is the longest pause between two planning steps of an
 	// active rollout (the group changes without a Kubernetes event).
 	DefaultPoll = 10 * time.Second
+	// DefaultWorkers is the default of Reconciler.Workers.
+	DefaultWorkers = 16
 	// conflictRetry is the pause after a write conflict.
 	conflictRetry = 100 * time.Millisecond
 )
@@ -54,8 +56,9 @@ type Reconciler struct {
 	Metrics *Metrics
 	// GroupRefresh and Poll: 0 means the defaults.
 	GroupRefresh, Poll time.Duration
-	// EvictionWorkers bounds parallel eviction requests; 0 means 16.
-	EvictionWorkers int
+	// Workers bounds the requests one planning step's actions make at the
+	// same time; 0 means DefaultWorkers.
+	Workers int
 
 	cache *groupCache
 }

@@ -1,0 +1,246 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+
+	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
+)
+
+// EnvBenchRollout runs TestRolloutScale (make bench-rollout); the suite
+// skips it otherwise.
+const EnvBenchRollout = "NODEBOOT_BENCH_ROLLOUT"
+
+// Scale benchmark parameters.
+const (
+	benchNodes          = 500
+	benchMaxUnavailable = 50
+	// benchLaunch is the simulated time from an instance's launch to
+	// InService, the one fixed step the algorithm must wait for: once for
+	// the surge and once per batch whose terminations are back-filled.
+	benchLaunch = 3 * time.Second
+)
+
+// rolloutBenchReport is what TestRolloutScale measures.
+type rolloutBenchReport struct {
+	Nodes, MaxUnavailable, Batches, Surge int
+	Pods                                  int
+	LaunchDelay                           string
+	Total, Ideal, Overhead                string
+	OverheadPercent                       float64
+	KubernetesRequests                    map[string]float64 // by verb
+	KubernetesRequestsPerNode             float64
+	AWSRequests                           map[string]int
+	AWSRequestsPerNode                    float64
+	ControllerCPUSeconds                  float64
+	ControllerPeakRSSMiB                  float64
+	// Batches' timeline from the status (whole seconds): when the batch
+	// was picked, its last node drained and its last node terminated.
+	Timeline []string
+	// LoadAverage is the machine's 1-minute load before and after.
+	LoadAverage [2]string
+}
+
+// TestRolloutScale replaces a 500-node kwok group, 50 at a time, with every
+// wait of the algorithm at zero, and reports the duration against the
+// ideal, the API requests per node and the controller's CPU and peak
+// memory. It is a measurement, not a timed test: no figure fails it.
+func TestRolloutScale(t *testing.T) {
+	if os.Getenv(EnvBenchRollout) == "" {
+		t.Skipf("scale benchmark: set %s=1 (make bench-rollout)", EnvBenchRollout)
+	}
+	env := loadEnv(t)
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := startRolloutWorld(t, env, port)
+	g := w.createGroup(t, "scale", benchNodes, "us-west-2a", "us-west-2b", "us-west-2c")
+	ws := []workload{
+		{kind: "Deployment", name: "web", replicas: 2 * benchNodes, minAvailable: 2*benchNodes - 2*benchNodes/10, watched: true},
+		{kind: "DaemonSet", name: "agent"},
+	}
+	w.deployWorkloads(t, "scale", g.name, ws)
+	w.asg.SetLaunchDelay(benchLaunch)
+
+	pid := w.controller().pid()
+	before, err := scrapeRequests(t.Context(), w.metricsAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpuBefore := processCPU(t, pid)
+	awsBefore := awsCounts(w)
+
+	loadBefore := loadAverage()
+	start := time.Now()
+	if out, err := w.cli(t, "start", "scale", "--group", g.name, "--image-id", newImage, "--max-unavailable", fmt.Sprint(benchMaxUnavailable),
+		"--post-drain-wait", "0s", "--eviction-retry-interval", "0s", "--node-creation-timeout", "10m", "--drain-timeout", "10m"); err != nil {
+		t.Fatalf("start: %v\n%s", err, out)
+	}
+	ro := w.waitRollout(t, "scale", "Succeeded", 30*time.Minute, phaseIs(rolloutv1.PhaseSucceeded))
+	total := time.Since(start)
+
+	after, err := scrapeRequests(t.Context(), w.metricsAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := rolloutBenchReport{
+		Nodes: benchNodes, MaxUnavailable: benchMaxUnavailable, Batches: int(ro.Status.Batch), Surge: int(ro.Status.Surge),
+		Pods: 3 * benchNodes, LaunchDelay: benchLaunch.String(), KubernetesRequests: map[string]float64{}, AWSRequests: map[string]int{},
+	}
+	// Ideal: the surge, then every batch but those whose terminations
+	// only remove the surge waits for its back-fill; no other wait is set.
+	backfilled := rep.Batches - (rep.Surge+benchMaxUnavailable-1)/benchMaxUnavailable
+	ideal := time.Duration(1+backfilled) * benchLaunch
+	rep.Total, rep.Ideal, rep.Overhead = total.Round(time.Millisecond).String(), ideal.String(), (total - ideal).Round(time.Millisecond).String()
+	rep.OverheadPercent = 100 * float64(total-ideal) / float64(ideal)
+	sum := 0.0
+	for verb, n := range after {
+		rep.KubernetesRequests[verb] = n - before[verb]
+		sum += n - before[verb]
+	}
+	rep.KubernetesRequestsPerNode = sum / benchNodes
+	awsAfter, awsSum := awsCounts(w), 0
+	for action, n := range awsAfter {
+		rep.AWSRequests[action] = n - awsBefore[action]
+		awsSum += n - awsBefore[action]
+	}
+	rep.AWSRequestsPerNode = float64(awsSum) / benchNodes
+	rep.ControllerCPUSeconds = processCPU(t, pid) - cpuBefore
+	rep.ControllerPeakRSSMiB = peakRSS(t, pid)
+	rep.Timeline = batchTimeline(ro)
+	rep.LoadAverage = [2]string{loadBefore, loadAverage()}
+
+	out, _ := json.MarshalIndent(rep, "", "  ")
+	t.Logf("rollout scale benchmark:\n%s", out)
+	path := filepath.Join(filepath.Dir(env.report), "rollout-bench.json")
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Errorf("write %s: %v", path, err)
+	} else {
+		t.Logf("written to %s", path)
+	}
+	w.assertReplaced(t, g, ro, "2")
+	w.assertOneTerminationEach(t, g)
+}
+
+// scrapeRequests reads the controller's Kubernetes API request counters
+// (rest_client_requests_total) by method.
+func scrapeRequests(ctx context.Context, addr string) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var parser expfmt.TextParser
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	if f, ok := families["rest_client_requests_total"]; ok {
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "method" {
+					out[l.GetValue()] += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func awsCounts(w *rolloutWorld) map[string]int {
+	out := map[string]int{}
+	for _, r := range w.asg.Requests() {
+		out[r.Get("Action")]++
+	}
+	for _, r := range w.ec2.Requests() {
+		out[r.Get("Action")]++
+	}
+	return out
+}
+
+// processCPU returns the user+system CPU seconds of a process.
+func processCPU(t *testing.T, pid int) float64 {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fields after the command (which may contain spaces) in parentheses.
+	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+2:]))
+	utime, _ := strconv.ParseFloat(fields[11], 64)
+	stime, _ := strconv.ParseFloat(fields[12], 64)
+	return (utime + stime) / 100 // USER_HZ
+}
+
+// peakRSS returns a process's peak resident memory (VmHWM) in MiB.
+func peakRSS(t *testing.T, pid int) float64 {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	t.Fatalf("no VmHWM in /proc/%d/status", pid)
+	return 0
+}
+
+// batchTimeline summarises each batch from the status, relative to the
+// rollout's start: picked, last drained, last terminated.
+func batchTimeline(ro *rolloutv1.NodeGroupRollout) []string {
+	start := ro.Status.StartTime.Time
+	type span struct{ picked, drained, terminated time.Time }
+	spans := map[int32]*span{}
+	for _, p := range ro.Status.Nodes {
+		s := spans[p.Batch]
+		if s == nil {
+			s = &span{picked: p.DrainStartTime.Time}
+			spans[p.Batch] = s
+		}
+		if p.DrainedTime != nil && p.DrainedTime.After(s.drained) {
+			s.drained = p.DrainedTime.Time
+		}
+		if p.TerminatedTime != nil && p.TerminatedTime.After(s.terminated) {
+			s.terminated = p.TerminatedTime.Time
+		}
+	}
+	var out []string
+	for b := int32(1); b <= ro.Status.Batch; b++ {
+		if s := spans[b]; s != nil {
+			out = append(out, fmt.Sprintf("batch %d: picked +%s, drained +%s, terminated +%s", b,
+				s.picked.Sub(start), s.drained.Sub(start), s.terminated.Sub(start)))
+		}
+	}
+	return out
+}
+
+func loadAverage() string {
+	data, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}
