@@ -14,6 +14,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -58,6 +59,8 @@ type ControllerOptions struct {
 	LeaderElectionID        string
 	MetricsBindAddress      string
 	HealthProbeBindAddress  string
+	// PprofBindAddress serves net/http/pprof; "0" (the default) disables it.
+	PprofBindAddress string
 	// Concurrency is how many rollouts are planned at the same time.
 	Concurrency int
 	// GroupRefresh and Poll are controller.Reconciler's.
@@ -82,6 +85,7 @@ func ParseControllerFlags(args []string, env Env) (ControllerOptions, error) {
 	fs.StringVar(&o.LeaderElectionID, "leader-election-id", DefaultLeaderElectionID, "name of the leader election Lease")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", DefaultMetricsBindAddress, "host:port of the Prometheus metrics endpoint; 0 disables it")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", DefaultHealthProbeBindAddress, "host:port of /healthz and /readyz; 0 disables them")
+	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", "0", "host:port of net/http/pprof; 0 disables it")
 	fs.IntVar(&o.Concurrency, "concurrency", DefaultConcurrency, "rollouts planned at the same time")
 	fs.DurationVar(&o.GroupRefresh, "group-refresh", controller.DefaultGroupRefresh, "how long a description of an Auto Scaling group is reused while nothing changed it")
 	fs.DurationVar(&o.Poll, "poll", controller.DefaultPoll, "longest pause between two planning steps of an active rollout")
@@ -161,6 +165,7 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts ControllerOptions, g
 		LeaderElectionReleaseOnCancel: true,
 		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsBindAddress},
 		HealthProbeBindAddress:        opts.HealthProbeBindAddress,
+		PprofBindAddress:              opts.PprofBindAddress,
 		Cache:                         cacheOptions(),
 	})
 	if err != nil {
@@ -226,7 +231,8 @@ func cacheOptions() cache.Options {
 		DefaultTransform: cache.TransformStripManagedFields(),
 		ByObject: map[client.Object]cache.ByObject{
 			&corev1.Node{}: {Transform: trimNode},
-			&corev1.Pod{}:  {Transform: trimPod},
+			// Only pods bound to a node matter to a drain.
+			&corev1.Pod{}: {Transform: trimPod, Field: fields.OneTermNotEqualSelector("spec.nodeName", "")},
 		},
 	}
 }

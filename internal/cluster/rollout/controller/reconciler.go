@@ -97,12 +97,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, err
 	}
+	t0 := time.Now()
 	snap, err := r.snapshot(ctx, ro, group)
 	if err != nil {
 		r.Recorder.Event(ro, corev1.EventTypeWarning, "SnapshotFailed", err.Error())
 		return reconcile.Result{}, err
 	}
+	t1 := time.Now()
 	d := plan.Plan(snap)
+	t2 := time.Now()
 	prev := ro.Status.DeepCopy()
 	if err := r.writeStatus(ctx, ro, d.Status); err != nil {
 		if apierrors.IsConflict(err) {
@@ -115,13 +118,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	for _, a := range d.Actions {
 		log.V(1).Info("action", "action", a.String())
 	}
+	t3 := time.Now()
 	res, actErr := r.execute(ctx, ro.Name, group, d.Actions)
+	t4 := time.Now()
 	recorded := *ro.Status.DeepCopy()
 	events := plan.Record(&recorded, res, r.now())
 	if err := r.writeStatus(ctx, ro, recorded); err != nil && !apierrors.IsConflict(err) {
 		return reconcile.Result{}, errors.Join(actErr, err)
 	}
 	r.record(ro, events)
+	log.V(1).Info("planning step", "phase", ro.Status.Phase, "nodes", len(snap.Nodes), "pods", len(snap.Pods), "actions", len(d.Actions),
+		"snapshot", t1.Sub(t0), "plan", t2.Sub(t1), "status", t3.Sub(t2), "execute", t4.Sub(t3), "record", time.Since(t4))
 	r.Metrics.observe(ro)
 	if actErr != nil {
 		r.Recorder.Event(ro, corev1.EventTypeWarning, "ActionFailed", actErr.Error())

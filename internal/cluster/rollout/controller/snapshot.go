@@ -37,8 +37,9 @@ func (r *Reconciler) snapshot(ctx context.Context, ro *rolloutv1.NodeGroupRollou
 	for _, in := range state.Instances {
 		inGroup[in.ID] = true
 	}
+	// The planner only reads: the cache's objects are not copied.
 	var nodes corev1.NodeList
-	if err := r.Client.List(ctx, &nodes); err != nil {
+	if err := r.Client.List(ctx, &nodes, client.UnsafeDisableDeepCopy); err != nil {
 		return plan.Snapshot{}, fmt.Errorf("list nodes: %w", err)
 	}
 	namespaces := map[string]bool{}
@@ -49,7 +50,7 @@ func (r *Reconciler) snapshot(ctx context.Context, ro *rolloutv1.NodeGroupRollou
 		}
 		snap.Nodes = append(snap.Nodes, *n)
 		var pods corev1.PodList
-		if err := r.Client.List(ctx, &pods, client.MatchingFields{NodeNameIndex: n.Name}); err != nil {
+		if err := r.Client.List(ctx, &pods, client.MatchingFields{NodeNameIndex: n.Name}, client.UnsafeDisableDeepCopy); err != nil {
 			return plan.Snapshot{}, fmt.Errorf("list pods of node %s: %w", n.Name, err)
 		}
 		for _, p := range pods.Items {
@@ -64,7 +65,7 @@ func (r *Reconciler) snapshot(ctx context.Context, ro *rolloutv1.NodeGroupRollou
 	}
 	for ns := range namespaces {
 		var pdbs policyv1.PodDisruptionBudgetList
-		if err := r.Client.List(ctx, &pdbs, client.InNamespace(ns)); err != nil {
+		if err := r.Client.List(ctx, &pdbs, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
 			return plan.Snapshot{}, fmt.Errorf("list pod disruption budgets of %s: %w", ns, err)
 		}
 		snap.PDBs = append(snap.PDBs, pdbs.Items...)
