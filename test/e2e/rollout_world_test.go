@@ -59,10 +59,14 @@ type rolloutWorld struct {
 	adminKubeconfig   string
 	rolloutKubeconfig string
 	metricsAddr       string
+	pprofAddr         string
 	awsEnv            []string
 
 	mu  sync.Mutex
 	ctl *process
+	// joining holds, per instance, a channel closed once its Node exists:
+	// Nodes register concurrently, as real ones do.
+	joining map[string]chan struct{}
 }
 
 // startRolloutWorld brings everything up; the cleanups of t stop it.
@@ -71,7 +75,7 @@ func startRolloutWorld(t *testing.T, env suiteEnv, metricsPort int) *rolloutWorl
 	for _, b := range []string{"kube-scheduler", "kwok"} {
 		requireFile(t, env.k8s(b), "test/e2e/scripts/build-k8s.sh and build-kwok.sh")
 	}
-	w := &rolloutWorld{env: env}
+	w := &rolloutWorld{env: env, joining: map[string]chan struct{}{}}
 	w.bin = buildBinary(t, env.repo, filepath.Join(env.workDir, "bin"), "./cmd/nodeboot-rollout")
 	// kwok refreshes node heartbeats rarely (no Leases): give the node
 	// lifecycle controller a grace period longer than any run.
@@ -105,6 +109,11 @@ func startRolloutWorld(t *testing.T, env suiteEnv, metricsPort int) *rolloutWorl
 	}
 	w.rolloutKubeconfig = w.kubeconfigFor(t, "nodeboot-rollout", rolloutServiceAccount, nil)
 	w.metricsAddr = loopback(metricsPort)
+	pprofPort, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.pprofAddr = loopback(pprofPort)
 	w.startController(t)
 	return w
 }
@@ -191,7 +200,7 @@ func (w *rolloutWorld) startController(t *testing.T) {
 		w.bin, "controller", "--kubeconfig=" + w.rolloutKubeconfig,
 		"--leader-elect=true", "--leader-election-namespace=kube-system",
 		"--metrics-bind-address=" + w.metricsAddr, "--health-probe-bind-address=127.0.0.1:0",
-		"--group-refresh=1s", "--poll=2s", "--log-format=text", "--log-level=debug",
+		"--group-refresh=1s", "--poll=2s", "--log-format=text", "--log-level=debug", "--pprof-bind-address=" + w.pprofAddr,
 	}, env: w.awsEnv})
 	w.mu.Lock()
 	w.ctl = p
@@ -281,30 +290,54 @@ func (w *rolloutWorld) groupNodes(ctx context.Context, name string) ([]corev1.No
 }
 
 // nodeUp turns an instance that entered service into a kwok Node with the
-// labels a managed node group's nodes carry.
+// labels a managed node group's nodes carry. Nodes register concurrently.
 func (w *rolloutWorld) nodeUp(t *testing.T) func(awstest.GroupInstance) {
 	return func(in awstest.GroupInstance) {
-		res := corev1.ResourceList{
-			corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourceMemory: resource.MustParse("32Gi"), corev1.ResourcePods: resource.MustParse("110"),
-		}
-		n := &corev1.Node{
-			ObjectMeta: metav1.ObjectMeta{
-				Name: in.PrivateDNSName,
-				Labels: map[string]string{
-					corev1.LabelHostname: in.PrivateDNSName, corev1.LabelOSStable: "linux", corev1.LabelArchStable: "amd64",
-					corev1.LabelTopologyZone: in.Zone, corev1.LabelTopologyRegion: rolloutRegion, corev1.LabelInstanceTypeStable: in.InstanceType,
-					plan.LabelNodeGroup: in.Group, plan.LabelSourceLaunchTemplateID: in.LaunchTemplateID,
-					plan.LabelSourceLaunchTemplateVersion: strconv.Itoa(in.ResolvedVersion), "eks.amazonaws.com/nodegroup-image": in.ImageID,
-					"type": "kwok",
-				},
-				Annotations: map[string]string{kwokAnnotation: "fake"},
+		done := make(chan struct{})
+		w.mu.Lock()
+		w.joining[in.ID] = done
+		w.mu.Unlock()
+		go func() {
+			defer close(done)
+			w.createNode(t, in)
+		}()
+	}
+}
+
+// createNode creates an instance's Node.
+func (w *rolloutWorld) createNode(t *testing.T, in awstest.GroupInstance) {
+	res := corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourceMemory: resource.MustParse("32Gi"), corev1.ResourcePods: resource.MustParse("110"),
+	}
+	n := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: in.PrivateDNSName,
+			Labels: map[string]string{
+				corev1.LabelHostname: in.PrivateDNSName, corev1.LabelOSStable: "linux", corev1.LabelArchStable: "amd64",
+				corev1.LabelTopologyZone: in.Zone, corev1.LabelTopologyRegion: rolloutRegion, corev1.LabelInstanceTypeStable: in.InstanceType,
+				plan.LabelNodeGroup: in.Group, plan.LabelSourceLaunchTemplateID: in.LaunchTemplateID,
+				plan.LabelSourceLaunchTemplateVersion: strconv.Itoa(in.ResolvedVersion), "eks.amazonaws.com/nodegroup-image": in.ImageID,
+				"type": "kwok",
 			},
-			Spec:   corev1.NodeSpec{ProviderID: "aws:///" + in.Zone + "/" + in.ID},
-			Status: corev1.NodeStatus{Capacity: res, Allocatable: res, Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: in.PrivateIP}}},
-		}
-		if err := w.client.Create(context.Background(), n); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Errorf("create node %s: %v", n.Name, err)
-		}
+			Annotations: map[string]string{kwokAnnotation: "fake"},
+		},
+		Spec:   corev1.NodeSpec{ProviderID: "aws:///" + in.Zone + "/" + in.ID},
+		Status: corev1.NodeStatus{Capacity: res, Allocatable: res, Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: in.PrivateIP}}},
+	}
+	ctx := t.Context() // done once the test ends: a late join is dropped
+	if err := w.client.Create(ctx, n); err != nil && !apierrors.IsAlreadyExists(err) && ctx.Err() == nil {
+		t.Errorf("create node %s: %v", n.Name, err)
+	}
+}
+
+// joined waits until the instance's Node was created (if it ever was).
+func (w *rolloutWorld) joined(id string) {
+	w.mu.Lock()
+	done := w.joining[id]
+	delete(w.joining, id)
+	w.mu.Unlock()
+	if done != nil {
+		<-done
 	}
 }
 
@@ -312,6 +345,7 @@ func (w *rolloutWorld) nodeUp(t *testing.T) func(awstest.GroupInstance) {
 // collector of kube-controller-manager removes what was left on it.
 func (w *rolloutWorld) nodeDown(t *testing.T) func(awstest.GroupInstance) {
 	return func(in awstest.GroupInstance) {
+		w.joined(in.ID)
 		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: in.PrivateDNSName}}
 		if err := w.client.Delete(context.Background(), n); err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("delete node %s: %v", n.Name, err)
