@@ -34,6 +34,8 @@ type check func(*candidate) *Decision
 var checks = []check{
 	checkRequester,
 	checkRequestParses,
+	checkPublicKey,
+	checkSignatureAlgorithm,
 	checkSignature,
 	checkSubject,
 	checkUsages,

@@ -77,6 +77,16 @@ const (
 	// ReasonMalformedRequest: spec.request is not one PEM CERTIFICATE
 	// REQUEST block holding a parseable PKCS#10 request.
 	ReasonMalformedRequest = "MalformedRequest"
+	// ReasonWeakKey: the request's public key is too weak (RSA under 2048
+	// bits, an ECDSA curve other than P-256, P-384 and P-521).
+	ReasonWeakKey = "WeakKey"
+	// ReasonUnsupportedKeyType: the request's public key is neither RSA,
+	// ECDSA nor Ed25519 (DSA, for example).
+	ReasonUnsupportedKeyType = "UnsupportedKeyType"
+	// ReasonWeakSignatureAlgorithm: the request is signed with an algorithm
+	// other than RSA PKCS#1 v1.5 or PSS with SHA-256/384/512, ECDSA with
+	// SHA-256/384/512 and Ed25519 (SHA-1 and MD5, for example).
+	ReasonWeakSignatureAlgorithm = "WeakSignatureAlgorithm"
 	// ReasonInvalidSignature: the PKCS#10 signature does not verify.
 	ReasonInvalidSignature = "InvalidSignature"
 	// ReasonCommonNameMismatch: the subject CN is not the requester.

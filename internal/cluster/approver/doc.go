@@ -11,7 +11,9 @@
 //     CSR's approval subresource, with Events, logs and metrics.
 //
 // A CSR is approved only when the requester is the node itself, the x509
-// request is signed and names exactly that node, the usages are those of a
+// request is signed (with a SHA-2 or Ed25519 signature, by an RSA key of at
+// least 2048 bits, an ECDSA key on P-256/384/521 or an Ed25519 key) and
+// names exactly that node, the usages are those of a
 // TLS server, and every DNS and IP subject alternative name is one of the
 // addresses in the Node's status. Node status addresses are written by the
 // kubelet or the cloud controller manager, so Policy.AllowedCIDRs and
