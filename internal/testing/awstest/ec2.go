@@ -29,6 +29,16 @@ type Instance struct {
 	// answer with an empty privateDnsName before the name appears; -1 means
 	// the name never appears.
 	EmptyNameCalls int
+	// AvailabilityZone is placement.availabilityZone.
+	AvailabilityZone string
+	// State is instanceState.name; empty means "running".
+	State string
+	// Interfaces are the attached network interfaces, the primary (device
+	// index 0) first; the instance's privateIpAddress and ipv6Address are
+	// the primary interface's first addresses.
+	Interfaces []NetworkInterface
+	// PublicIP and PublicDNSName are ipAddress and dnsName.
+	PublicIP, PublicDNSName string
 }
 
 // InstanceType is one EC2 instance type the EC2 server knows.
@@ -120,7 +130,7 @@ func (s *EC2) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	switch action {
 	case ActionDescribeInstances:
-		s.describeInstances(w, indexed(form, "InstanceId"))
+		s.describeInstances(w, form)
 	case ActionDescribeInstanceTypes:
 		s.describeInstanceTypes(w, indexed(form, "InstanceType"))
 	default:
@@ -141,7 +151,13 @@ func indexed(form url.Values, name string) []string {
 	}
 }
 
-func (s *EC2) describeInstances(w http.ResponseWriter, ids []string) {
+func (s *EC2) describeInstances(w http.ResponseWriter, form url.Values) {
+	ids := indexed(form, "InstanceId")
+	filters, invalid := instanceFilters(form)
+	if invalid != "" {
+		writeEC2Error(w, Fault{Status: http.StatusBadRequest, Code: "InvalidParameterValue", Message: "The filter '" + invalid + "' is invalid"})
+		return
+	}
 	s.mu.Lock()
 	resp := describeInstancesResponse{RequestID: requestID()}
 	var missing []string
@@ -157,9 +173,12 @@ func (s *EC2) describeInstances(w http.ResponseWriter, ids []string) {
 			missing = append(missing, id)
 			continue
 		}
+		if !filters.match(in, s.nextName(in)) {
+			continue
+		}
 		resp.Reservations = append(resp.Reservations, xmlReservation{
 			ID:        "r-" + strings.TrimPrefix(id, "i-"),
-			Instances: []xmlInstance{{ID: in.ID, Type: in.InstanceType, PrivateDNSName: s.visibleName(in)}},
+			Instances: []xmlInstance{xmlInstanceOf(in, s.visibleName(in))},
 		})
 	}
 	s.mu.Unlock()
@@ -171,10 +190,17 @@ func (s *EC2) describeInstances(w http.ResponseWriter, ids []string) {
 	writeXML(w, resp)
 }
 
-// visibleName applies EmptyNameCalls; s.mu is held.
+// visibleName applies EmptyNameCalls and counts the call; s.mu is held.
 func (s *EC2) visibleName(in *Instance) string {
+	name := s.nextName(in)
 	s.nameCalls[in.ID]++
-	if in.EmptyNameCalls < 0 || s.nameCalls[in.ID] <= in.EmptyNameCalls {
+	return name
+}
+
+// nextName is the name the next call shows, without counting it; s.mu is
+// held.
+func (s *EC2) nextName(in *Instance) string {
+	if in.EmptyNameCalls < 0 || s.nameCalls[in.ID] < in.EmptyNameCalls {
 		return ""
 	}
 	return in.PrivateDNSName
@@ -232,12 +258,6 @@ type describeInstancesResponse struct {
 type xmlReservation struct {
 	ID        string        `xml:"reservationId"`
 	Instances []xmlInstance `xml:"instancesSet>item"`
-}
-
-type xmlInstance struct {
-	ID             string `xml:"instanceId"`
-	Type           string `xml:"instanceType"`
-	PrivateDNSName string `xml:"privateDnsName"`
 }
 
 type describeInstanceTypesResponse struct {
