@@ -7,6 +7,8 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeboot/nodeboot/internal/aws/ec2"
 )
 
 const (
@@ -19,11 +21,13 @@ const (
 // candidate is the state the checks of Decide share. Earlier checks fill
 // the fields later checks read.
 type candidate struct {
-	csr      *certificatesv1.CertificateSigningRequest
-	node     *corev1.Node
-	policy   Policy
-	nodeName string                   // set by checkRequester
-	req      *x509.CertificateRequest // set by checkRequestParses
+	csr       *certificatesv1.CertificateSigningRequest
+	node      *corev1.Node
+	inventory InventoryAnswer
+	policy    Policy
+	nodeName  string                   // set by checkRequester
+	req       *x509.CertificateRequest // set by checkRequestParses
+	instance  *ec2.Instance            // set by checkInstance when the inventory is checked
 }
 
 // check inspects a candidate and returns a non-nil Decision to stop there.
@@ -45,26 +49,36 @@ var checks = []check{
 	checkPolicyDNSNames,
 	checkPolicyIPAddresses,
 	checkNodeExists,
+	checkInstance,
+	checkDNSNamesBelongToInstance,
+	checkIPAddressesBelongToInstance,
 	checkDNSNamesBelongToNode,
 	checkIPAddressesBelongToNode,
 }
 
 // Decide returns whether csr should be approved. node is the Node named by
-// the requester, or nil when it does not exist. Decide is pure: it reads
-// only its arguments.
+// the requester, or nil when it does not exist; inv is the EC2 inventory's
+// answer for that Node (see InstanceKeyFor), read only when p.Inventory is
+// InventoryEC2. Decide is pure: it reads only its arguments.
 //
 // CSRs for other signers and CSRs already approved, denied, failed or
 // issued yield a Decision whose Skipped method is true. A CSR that passes
-// every check except that node is nil yields ReasonNodeNotFound.
-func Decide(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, p Policy) Decision {
+// every check except that node is nil yields ReasonNodeNotFound. The
+// inventory is checked before the Node's addresses: the SANs must belong to
+// the EC2 instance, whatever the Node's status says.
+func Decide(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, inv InventoryAnswer, p Policy) Decision {
 	if d := precondition(csr); d != nil {
 		return *d
 	}
-	c := &candidate{csr: csr, node: node, policy: p}
+	c := &candidate{csr: csr, node: node, inventory: inv, policy: p}
 	for _, run := range checks {
 		if d := run(c); d != nil {
 			return *d
 		}
+	}
+	if c.instance != nil {
+		return approve("kubelet serving certificate for node %q: SANs %s match the node's addresses and EC2 instance %s",
+			c.nodeName, describeSANs(c.req), c.instance.ID)
 	}
 	return approve("kubelet serving certificate for node %q: SANs %s match the node's addresses",
 		c.nodeName, describeSANs(c.req))

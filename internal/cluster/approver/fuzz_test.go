@@ -22,7 +22,7 @@ func FuzzDecide(f *testing.F) {
 	f.Fuzz(func(t *testing.T, request []byte) {
 		fx := validFixture()
 		fx.rawRequest = request
-		d := Decide(newCSR(t, fx), node, Policy{})
+		d := Decide(newCSR(t, fx), node, InventoryAnswer{}, Policy{})
 		if d.Reason == "" || d.Message == "" {
 			t.Fatalf("Decide() returned an empty reason or message: %+v", d)
 		}

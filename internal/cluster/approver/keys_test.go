@@ -103,7 +103,7 @@ func TestDecideKeysAndSignatureAlgorithms(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := validFixture()
 			f.key, f.request.SignatureAlgorithm, f.rawRequest = tc.key, tc.alg, tc.raw
-			got := Decide(newCSR(t, f), node, Policy{})
+			got := Decide(newCSR(t, f), node, InventoryAnswer{}, Policy{})
 			if got.Reason != tc.wantReason || got.Approve != (tc.wantReason == ReasonApproved) {
 				t.Fatalf("Decide() = {Approve:%v Reason:%s}, want reason %s; message: %s", got.Approve, got.Reason, tc.wantReason, got.Message)
 			}

@@ -71,8 +71,8 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts Options, log logr.Lo
 }
 
 // cacheOptions keep the informer caches small: Nodes are cut down to what
-// Decide and Events read (name, UID, addresses), and managed fields are
-// dropped everywhere.
+// Decide and Events read (name, UID, providerID, addresses), and managed
+// fields are dropped everywhere.
 func cacheOptions() cache.Options {
 	return cache.Options{
 		DefaultTransform: cache.TransformStripManagedFields(),
@@ -97,6 +97,7 @@ func trimNode(obj any) (any, error) {
 			ResourceVersion:   node.ResourceVersion,
 			CreationTimestamp: node.CreationTimestamp,
 		},
+		Spec:   corev1.NodeSpec{ProviderID: node.Spec.ProviderID},
 		Status: corev1.NodeStatus{Addresses: node.Status.Addresses},
 	}, nil
 }
