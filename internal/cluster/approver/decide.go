@@ -34,8 +34,13 @@ type candidate struct {
 type check func(*candidate) *Decision
 
 // checks run in order; the first Decision wins. Checks that do not need the
-// Node come first so that a bad CSR is denied without waiting for its Node.
-var checks = []check{
+// Node come first so that a bad CSR is denied without waiting for its Node,
+// and checks that need the inventory's answer after every other check that
+// can deny without it, so that a bad CSR costs no EC2 call.
+var checks = slices.Concat(localChecks, inventoryChecks, nodeAddressChecks)
+
+// localChecks read only the CSR, the Node's existence and the policy.
+var localChecks = []check{
 	checkRequester,
 	checkRequestParses,
 	checkPublicKey,
@@ -49,9 +54,19 @@ var checks = []check{
 	checkPolicyDNSNames,
 	checkPolicyIPAddresses,
 	checkNodeExists,
+}
+
+// inventoryChecks read the inventory's answer; they run before the Node's
+// addresses are compared, so that a Node status the node rewrote does not
+// decide the reason.
+var inventoryChecks = []check{
 	checkInstance,
 	checkDNSNamesBelongToInstance,
 	checkIPAddressesBelongToInstance,
+}
+
+// nodeAddressChecks compare the SANs with the Node's status addresses.
+var nodeAddressChecks = []check{
 	checkDNSNamesBelongToNode,
 	checkIPAddressesBelongToNode,
 }
@@ -82,6 +97,23 @@ func Decide(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, in
 	}
 	return approve("kubelet serving certificate for node %q: SANs %s match the node's addresses",
 		c.nodeName, describeSANs(c.req))
+}
+
+// NeedsInventory reports whether Decide will read the inventory's answer
+// for csr: the check is on, the CSR is undecided, and every check that can
+// deny it without the answer passes (the Node exists). Otherwise Decide
+// decides without the answer, so the caller need not ask EC2.
+func NeedsInventory(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, p Policy) bool {
+	if p.Inventory != InventoryEC2 || precondition(csr) != nil {
+		return false
+	}
+	c := &candidate{csr: csr, node: node, policy: p}
+	for _, run := range localChecks {
+		if run(c) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // precondition skips CSRs that are not ours or already decided.

@@ -158,7 +158,7 @@ const (
 	// node's (another private DNS name, another availability zone).
 	ReasonInstanceMismatch = "InstanceMismatch"
 	// ReasonDNSNameNotInstanceAddress: a DNS SAN is neither the private
-	// nor the public DNS name of the Node's EC2 instance.
+	// nor the public DNS name nor the ID of the Node's EC2 instance.
 	ReasonDNSNameNotInstanceAddress = "DNSNameNotInstanceAddress"
 	// ReasonIPAddressNotInstanceAddress: an IP SAN is not an address of the
 	// Node's EC2 instance.

@@ -135,10 +135,10 @@ func (r *Reconciler) nodeWaitLeft(csr *certificatesv1.CertificateSigningRequest,
 }
 
 // lookupInventory asks the inventory about node's instance when Decide
-// will read the answer: the check is on, the CSR is undecided and the Node
-// exists and says how to find its instance.
+// will read the answer (NeedsInventory) and the Node says how to find its
+// instance. A CSR denied for itself costs no EC2 call.
 func (r *Reconciler) lookupInventory(ctx context.Context, csr *certificatesv1.CertificateSigningRequest, node *corev1.Node) InventoryAnswer {
-	if r.Policy.Inventory != InventoryEC2 || r.Inventory == nil || node == nil || precondition(csr) != nil {
+	if r.Inventory == nil || !NeedsInventory(csr, node, r.Policy) {
 		return InventoryAnswer{}
 	}
 	key, err := InstanceKeyFor(node)

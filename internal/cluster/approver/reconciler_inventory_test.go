@@ -3,6 +3,8 @@ package approver
 import (
 	"context"
 	"errors"
+	"net"
+	"net/netip"
 	"slices"
 	"testing"
 	"time"
@@ -51,6 +53,13 @@ func TestReconcileSkipsTheInventoryWhenItCannotMatter(t *testing.T) {
 		{name: "node missing", policy: InventoryEC2, noNode: true},
 		{name: "requester not a node", policy: InventoryEC2, modify: func(f *fixture) { f.username = "alice" }},
 		{name: "other signer", policy: InventoryEC2, modify: func(f *fixture) { f.signer = "example.com/x" }},
+		{name: "CSR denied for its usages", policy: InventoryEC2, modify: func(f *fixture) { f.usages = append(f.usages, "client auth") }},
+		{name: "CSR denied by the CIDR policy", policy: InventoryEC2, modify: func(f *fixture) {
+			f.request.IPAddresses = []net.IP{net.ParseIP("203.0.113.7")}
+		}},
+		{name: "CSR already approved", policy: InventoryEC2, modify: func(f *fixture) {
+			f.status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateApproved, Status: "True"}}
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -65,6 +74,7 @@ func TestReconcileSkipsTheInventoryWhenItCannotMatter(t *testing.T) {
 			}
 			inv := &fakeInventory{answer: byID(testInstance())}
 			h.rec.Policy.Inventory, h.rec.Inventory = tc.policy, inv
+			h.rec.Policy.AllowedCIDRs = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
 			h.reconcile(t, csr.Name)
 			if len(inv.keys) != 0 {
 				t.Fatalf("lookups = %+v, want none", inv.keys)

@@ -77,14 +77,12 @@ func newInventory(ctx context.Context, opts Options, log logr.Logger, metrics *a
 	case cfg.Region == "":
 		return inventorySetup{mode: approver.InventoryUnavailable}, nil
 	}
-	ttl := opts.EC2InventoryCacheTTL
-	if ttl == 0 {
-		ttl = -1 // no cache
+	cache := ec2inventory.Options{TTL: opts.EC2InventoryCacheTTL, Observe: metrics.ObserveInventoryLookup}
+	if cache.TTL == 0 {
+		cache.TTL, cache.NotFoundTTL = -1, -1 // no cache
 	}
 	setup.mode = approver.InventoryEC2
-	setup.inventory = ec2inventory.New(ec2.New(cfg, ec2.NameWait{}), ec2inventory.Options{
-		TTL: ttl, Observe: metrics.ObserveInventoryLookup,
-	})
+	setup.inventory = ec2inventory.New(ec2.New(cfg, ec2.NameWait{}), cache)
 	return setup, nil
 }
 

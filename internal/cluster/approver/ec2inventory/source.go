@@ -1,6 +1,6 @@
 // Package ec2inventory answers the approver's inventory questions from the
 // EC2 API (ec2:DescribeInstances through internal/aws/ec2), with a bounded
-// time-to-live cache of the instances found.
+// time-to-live cache of the answers.
 package ec2inventory
 
 import (
@@ -27,6 +27,11 @@ const (
 	// DefaultTimeout bounds one lookup, the SDK's retries included, so
 	// that a hanging endpoint holds a reconcile worker for seconds only.
 	DefaultTimeout = 10 * time.Second
+	// DefaultNotFoundTTL is how long an answer without instances is
+	// reused: long enough that a node flooding CSRs for an instance EC2
+	// does not know costs one call per period, short enough for EC2's
+	// eventual consistency after a launch.
+	DefaultNotFoundTTL = 10 * time.Second
 	// DefaultMaxEntries bounds the cache; one entry per node.
 	DefaultMaxEntries = 10000
 )
@@ -40,9 +45,11 @@ type Describer interface {
 // Options tunes New; the zero value uses the defaults.
 type Options struct {
 	// TTL is how long an answer that found instances is reused; negative
-	// disables the cache. Failed lookups and answers without instances
-	// are never cached.
+	// disables it. Failed lookups are never cached.
 	TTL time.Duration
+	// NotFoundTTL is how long an answer without instances is reused;
+	// negative disables it.
+	NotFoundTTL time.Duration
 	// Timeout bounds one lookup.
 	Timeout time.Duration
 	// MaxEntries bounds the number of cached answers.
@@ -76,6 +83,9 @@ func New(d Describer, o Options) *Source {
 	if o.TTL == 0 {
 		o.TTL = DefaultTTL
 	}
+	if o.NotFoundTTL == 0 {
+		o.NotFoundTTL = DefaultNotFoundTTL
+	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
@@ -107,9 +117,10 @@ func (s *Source) Lookup(ctx context.Context, key approver.InstanceKey) approver.
 		return approver.InventoryAnswer{Key: key, Err: err, Transient: awsconfig.Transient(err)}
 	case len(instances) == 0:
 		s.observe("not_found")
+		s.store(key, nil, s.opts.NotFoundTTL)
 	default:
 		s.observe("found")
-		s.store(key, instances)
+		s.store(key, instances, s.opts.TTL)
 	}
 	return approver.InventoryAnswer{Key: key, Instances: instances}
 }
@@ -144,8 +155,8 @@ func (s *Source) cached(key approver.InstanceKey) ([]ec2.Instance, bool) {
 	return e.instances, true
 }
 
-func (s *Source) store(key approver.InstanceKey, instances []ec2.Instance) {
-	if s.opts.TTL < 0 {
+func (s *Source) store(key approver.InstanceKey, instances []ec2.Instance, ttl time.Duration) {
+	if ttl < 0 {
 		return
 	}
 	s.mu.Lock()
@@ -154,7 +165,7 @@ func (s *Source) store(key approver.InstanceKey, instances []ec2.Instance) {
 	if len(s.cache) >= s.opts.MaxEntries {
 		s.evict(now)
 	}
-	s.cache[key] = entry{instances: instances, expires: now.Add(s.opts.TTL)}
+	s.cache[key] = entry{instances: instances, expires: now.Add(ttl)}
 }
 
 // evict drops expired entries, or the one closest to expiry when none is;

@@ -94,7 +94,28 @@ func TestLookupByPrivateDNSName(t *testing.T) {
 	}
 }
 
-func TestLookupFailuresAndAbsencesAreNotCached(t *testing.T) {
+func TestLookupCachesAbsencesBriefly(t *testing.T) {
+	for _, key := range []approver.InstanceKey{{ID: "i-0fffffffffffffff9"}, {PrivateDNSName: "ip-10-9-9-9.us-west-2.compute.internal"}} {
+		t.Run(key.String(), func(t *testing.T) {
+			s, f := newSource(t, Options{NotFoundTTL: 10 * time.Second})
+			for range 2 {
+				if ans := s.Lookup(t.Context(), key); ans.Err != nil || len(ans.Instances) != 0 || ans.Key != key {
+					t.Fatalf("Lookup() = %+v, want no instances and no error", ans)
+				}
+			}
+			f.clock.Step(10 * time.Second)
+			s.Lookup(t.Context(), key)
+			if f.calls() != 2 {
+				t.Fatalf("DescribeInstances calls = %d, want 2 (one, a cache hit, one after the TTL)", f.calls())
+			}
+			if want := []string{"not_found", "cache_hit", "not_found"}; !slices.Equal(f.outcomes, want) {
+				t.Fatalf("outcomes = %q, want %q", f.outcomes, want)
+			}
+		})
+	}
+}
+
+func TestLookupFailuresAreNotCached(t *testing.T) {
 	tests := []struct {
 		name          string
 		key           approver.InstanceKey
@@ -102,22 +123,19 @@ func TestLookupFailuresAndAbsencesAreNotCached(t *testing.T) {
 		delay         time.Duration
 		wantErr       string
 		wantTransient bool
-		wantOutcome   string
 	}{
-		{name: "unknown instance", key: approver.InstanceKey{ID: "i-0fffffffffffffff9"}, wantOutcome: "not_found"},
-		{name: "unknown name", key: approver.InstanceKey{PrivateDNSName: "ip-10-9-9-9.us-west-2.compute.internal"}, wantOutcome: "not_found"},
 		{
 			name: "throttled on every attempt", key: approver.InstanceKey{ID: instanceA},
 			faults:  []awstest.Fault{awstest.EC2Throttling, awstest.EC2Throttling},
-			wantErr: "gave up after 2 attempts", wantTransient: true, wantOutcome: "error",
+			wantErr: "gave up after 2 attempts", wantTransient: true,
 		},
 		{
 			name: "access denied", key: approver.InstanceKey{ID: instanceA}, faults: []awstest.Fault{unauthorized},
-			wantErr: "UnauthorizedOperation", wantOutcome: "error",
+			wantErr: "UnauthorizedOperation",
 		},
 		{
 			name: "endpoint hangs past the lookup timeout", key: approver.InstanceKey{ID: instanceA}, delay: time.Hour,
-			wantErr: "(lookup timeout 200ms)", wantTransient: true, wantOutcome: "error",
+			wantErr: "(lookup timeout 200ms)", wantTransient: true,
 		},
 	}
 	for _, tc := range tests {
@@ -131,7 +149,7 @@ func TestLookupFailuresAndAbsencesAreNotCached(t *testing.T) {
 			if len(ans.Instances) != 0 || ans.Key != tc.key {
 				t.Fatalf("Lookup() = %+v, want no instances for %+v", ans, tc.key)
 			}
-			if tc.wantErr == "" && ans.Err != nil || tc.wantErr != "" && (ans.Err == nil || !strings.Contains(ans.Err.Error(), tc.wantErr)) {
+			if ans.Err == nil || !strings.Contains(ans.Err.Error(), tc.wantErr) {
 				t.Fatalf("Lookup() error = %v, want %q", ans.Err, tc.wantErr)
 			}
 			if ans.Transient != tc.wantTransient {
@@ -143,20 +161,21 @@ func TestLookupFailuresAndAbsencesAreNotCached(t *testing.T) {
 			if f.calls() != before+1 {
 				t.Errorf("the next Lookup() made %d calls, want 1: nothing may be cached", f.calls()-before)
 			}
-			if f.outcomes[0] != tc.wantOutcome {
-				t.Errorf("outcome = %q, want %q", f.outcomes[0], tc.wantOutcome)
+			if f.outcomes[0] != "error" {
+				t.Errorf("outcome = %q, want error", f.outcomes[0])
 			}
 		})
 	}
 }
 
-func TestLookupNegativeTTLDisablesTheCache(t *testing.T) {
-	s, f := newSource(t, Options{TTL: -1})
-	key := approver.InstanceKey{ID: instanceA}
-	s.Lookup(t.Context(), key)
-	s.Lookup(t.Context(), key)
-	if f.calls() != 2 {
-		t.Fatalf("DescribeInstances calls = %d, want 2", f.calls())
+func TestLookupNegativeTTLsDisableTheCache(t *testing.T) {
+	s, f := newSource(t, Options{TTL: -1, NotFoundTTL: -1})
+	for _, key := range []approver.InstanceKey{{ID: instanceA}, {ID: "i-0fffffffffffffff9"}} {
+		s.Lookup(t.Context(), key)
+		s.Lookup(t.Context(), key)
+	}
+	if f.calls() != 4 {
+		t.Fatalf("DescribeInstances calls = %d, want 4", f.calls())
 	}
 }
 
