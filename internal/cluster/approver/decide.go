@@ -33,11 +33,13 @@ type candidate struct {
 // check inspects a candidate and returns a non-nil Decision to stop there.
 type check func(*candidate) *Decision
 
-// checks run in order; the first Decision wins. Checks that do not need the
-// Node come first so that a bad CSR is denied without waiting for its Node,
-// and checks that need the inventory's answer after every other check that
-// can deny without it, so that a bad CSR costs no EC2 call.
-var checks = slices.Concat(localChecks, inventoryChecks, nodeAddressChecks)
+// checkGroups run in order, each check in order; the first Decision wins.
+// Checks that do not need the Node come first so that a bad CSR is denied
+// without waiting for its Node, and checks that need the inventory's answer
+// after every other check that can deny without it, so that a bad CSR costs
+// no EC2 call. (Groups rather than one concatenated list, so that nothing
+// runs at package init.)
+var checkGroups = [][]check{localChecks, inventoryChecks, nodeAddressChecks}
 
 // localChecks read only the CSR, the Node's existence and the policy.
 var localChecks = []check{
@@ -86,9 +88,11 @@ func Decide(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, in
 		return *d
 	}
 	c := &candidate{csr: csr, node: node, inventory: inv, policy: p}
-	for _, run := range checks {
-		if d := run(c); d != nil {
-			return *d
+	for _, group := range checkGroups {
+		for _, run := range group {
+			if d := run(c); d != nil {
+				return *d
+			}
 		}
 	}
 	if c.instance != nil {
