@@ -79,7 +79,7 @@ func newInventory(ctx context.Context, opts Options, log logr.Logger, metrics *a
 	}
 	cache := ec2inventory.Options{TTL: opts.EC2InventoryCacheTTL, Observe: metrics.ObserveInventoryLookup}
 	if cache.TTL == 0 {
-		cache.TTL, cache.NotFoundTTL = -1, -1 // no cache
+		cache.TTL = -1 // no cache, for absences either
 	}
 	setup.mode = approver.InventoryEC2
 	setup.inventory = ec2inventory.New(ec2.New(cfg, ec2.NameWait{}), cache)

@@ -146,7 +146,7 @@ func newFlagSet(o *Options, raw *rawFlags, out io.Writer) *pflag.FlagSet {
 	fs.DurationVar(&o.NodeWait, "node-wait", DefaultNodeWait, "how long after its creation a CSR waits for its Node to register, or for EC2 to answer, before it is denied")
 	fs.StringVar(&o.EC2Inventory, "ec2-inventory", EC2InventoryAuto, "check SANs against the EC2 instance behind the Node: auto (when an AWS region is found), on or off")
 	fs.StringVar(&o.AWSRegion, "aws-region", "", "region of the EC2 API (default: AWS_REGION, the shared config, then the instance metadata service); the endpoint follows AWS_ENDPOINT_URL(_EC2)")
-	fs.DurationVar(&o.EC2InventoryCacheTTL, "ec2-inventory-cache-ttl", DefaultEC2InventoryCacheTTL, "how long an instance EC2 described is reused (an unknown one: 10s); 0 disables the cache")
+	fs.DurationVar(&o.EC2InventoryCacheTTL, "ec2-inventory-cache-ttl", DefaultEC2InventoryCacheTTL, "how long an instance EC2 described is reused (an unknown one: 10s, or the TTL if shorter); 0 disables the cache")
 	fs.StringVar(&raw.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.LogFormat, "log-format", "json", "json or text")
 	return fs

@@ -48,7 +48,8 @@ type Options struct {
 	// disables it. Failed lookups are never cached.
 	TTL time.Duration
 	// NotFoundTTL is how long an answer without instances is reused;
-	// negative disables it.
+	// negative disables it. 0 means DefaultNotFoundTTL, or TTL when that
+	// is shorter (or disabled).
 	NotFoundTTL time.Duration
 	// Timeout bounds one lookup.
 	Timeout time.Duration
@@ -84,7 +85,9 @@ func New(d Describer, o Options) *Source {
 		o.TTL = DefaultTTL
 	}
 	if o.NotFoundTTL == 0 {
-		o.NotFoundTTL = DefaultNotFoundTTL
+		// Never longer than TTL: a shorter or disabled cache is meant
+		// for absences too.
+		o.NotFoundTTL = min(DefaultNotFoundTTL, o.TTL)
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout

@@ -115,6 +115,38 @@ func TestLookupCachesAbsencesBriefly(t *testing.T) {
 	}
 }
 
+// TestAbsenceTTLNeverOutlivesTheTTL: an operator who shortens the cache TTL
+// below DefaultNotFoundTTL, or disables the cache, gets no absence reused
+// longer than that.
+func TestAbsenceTTLNeverOutlivesTheTTL(t *testing.T) {
+	tests := []struct {
+		name string
+		opts Options
+		// wantCalls after a lookup, a second one 1 s later, a third one
+		// 2 s after the first.
+		wantCalls int
+	}{
+		{name: "default TTLs", opts: Options{}, wantCalls: 1},
+		{name: "TTL 2s", opts: Options{TTL: 2 * time.Second}, wantCalls: 2},
+		{name: "cache disabled", opts: Options{TTL: -1}, wantCalls: 3},
+		{name: "explicit absence TTL wins", opts: Options{TTL: 2 * time.Second, NotFoundTTL: 5 * time.Second}, wantCalls: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, f := newSource(t, tc.opts)
+			key := approver.InstanceKey{ID: "i-0fffffffffffffff9"}
+			s.Lookup(t.Context(), key)
+			f.clock.Step(time.Second)
+			s.Lookup(t.Context(), key)
+			f.clock.Step(time.Second)
+			s.Lookup(t.Context(), key)
+			if f.calls() != tc.wantCalls {
+				t.Fatalf("DescribeInstances calls = %d, want %d (outcomes %q)", f.calls(), tc.wantCalls, f.outcomes)
+			}
+		})
+	}
+}
+
 func TestLookupFailuresAreNotCached(t *testing.T) {
 	tests := []struct {
 		name          string
