@@ -1,6 +1,7 @@
 // Command nodeboot-approver approves kubelet serving certificate signing
-// requests whose SANs match the requesting Node's addresses, and denies the
-// others. See internal/cluster/approver.
+// requests whose SANs match the requesting Node's addresses and, on EC2,
+// the addresses of the instance behind the Node, and denies the others.
+// See internal/cluster/approver.
 package main
 
 import (

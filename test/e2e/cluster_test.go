@@ -46,6 +46,9 @@ type clusterOptions struct {
 	approverPolicy []string
 	// controllerManagerArgs are extra kube-controller-manager flags.
 	controllerManagerArgs []string
+	// approverEnv is added to nodeboot-approver's environment (its AWS
+	// SDK configuration).
+	approverEnv []string
 }
 
 // cluster is a running loopback control plane: etcd, kube-apiserver,
@@ -115,7 +118,7 @@ func startCluster(t *testing.T, env suiteEnv, opts clusterOptions) *cluster {
 	}
 	c.startControllerManager(t, env, pki, opts.controllerManagerArgs)
 	if opts.approverBin != "" {
-		c.startApprover(t, opts.approverBin, opts.approverPolicy, pki)
+		c.startApprover(t, opts.approverBin, opts.approverPolicy, opts.approverEnv, pki)
 	}
 	if err := waitUntil(ctx, "kube-controller-manager: default ServiceAccount and signed cluster-info", time.Minute, 200*time.Millisecond,
 		c.procs.procs, func(ctx context.Context) (bool, string, error) {
@@ -301,7 +304,7 @@ func (c *cluster) startControllerManager(t *testing.T, env suiteEnv, f pkiFiles,
 	}, extra...)})
 }
 
-func (c *cluster) startApprover(t *testing.T, bin string, policy []string, f pkiFiles) {
+func (c *cluster) startApprover(t *testing.T, bin string, policy, env []string, f pkiFiles) {
 	t.Helper()
 	argv := []string{
 		bin,
@@ -315,7 +318,7 @@ func (c *cluster) startApprover(t *testing.T, bin string, policy []string, f pki
 		// (the default waits minutes for a cloud controller to add them).
 		"--node-wait=" + approverNodeWait.String(),
 	}
-	c.approver = c.procs.start(t, procSpec{name: "nodeboot-approver", argv: append(argv, policy...)})
+	c.approver = c.procs.start(t, procSpec{name: "nodeboot-approver", argv: append(argv, policy...), env: env})
 }
 
 // teardown stops every component by PID, prints logs when the test

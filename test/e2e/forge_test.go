@@ -4,7 +4,9 @@ package e2e
 
 import (
 	"context"
+	"crypto"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -32,6 +34,7 @@ type forgery struct {
 	dnsNames   []string
 	ips        []net.IP
 	usages     []certificatesv1.KeyUsage
+	key        csrKey
 	wantReason string
 	// wantForbidden: the API server itself must refuse to create it
 	// (NodeRestriction admission: a node may only ask for its own CN).
@@ -42,25 +45,33 @@ var servingUsages = []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignatu
 
 // forgeries returns the attacks one joined node must resist: a node
 // credential asking for another node's name (CN or DNS SAN), a DNS name or
-// IP the policy forbids, an in-policy IP that is not the node's, or client
-// usages; and non-node requesters (cluster admin, a service account, the
-// bootstrap token) asking for the node's certificate.
-func forgeries(nodeName string, host hostInfo, node, admin, serviceAccount, bootstrap kubernetes.Interface) []forgery {
+// IP the policy forbids, an in-policy IP that is not its instance's, an
+// address of its instance its Node does not report, client usages, a SHA-1
+// signature or a 1024-bit RSA key; and non-node requesters (cluster admin,
+// a service account, the bootstrap token) asking for the node's
+// certificate. Names and IPs that are not the instance's are denied by the
+// EC2 inventory check, which runs before the Node's addresses are compared.
+func forgeries(nodeName string, host hostInfo, inv *cloudInventory, node, admin, serviceAccount, bootstrap kubernetes.Interface) []forgery {
 	self := "system:node:" + nodeName
 	other := "ip-10-99-99-99.us-west-2.compute.internal" // matches the hostname policy
 	nodeIP := host.ip
-	neighbour := nextIP(host.ip, host.network) // inside the allowed CIDR, not the node's
 	return []forgery{
 		{name: "node asks for another node's name (CN)", requester: node, commonName: "system:node:" + other,
 			dnsNames: []string{other}, ips: []net.IP{nodeIP}, usages: servingUsages, wantForbidden: true},
 		{name: "node asks for another node's DNS name", requester: node, commonName: self,
-			dnsNames: []string{other}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: approver.ReasonDNSNameNotNodeAddress},
+			dnsNames: []string{other}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: approver.ReasonDNSNameNotInstanceAddress},
 		{name: "node adds a DNS name outside the hostname policy", requester: node, commonName: self,
 			dnsNames: []string{nodeName, "kubernetes.default.svc"}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: approver.ReasonDNSNameRejectedByPolicy},
 		{name: "node claims an IP outside the allowed CIDRs", requester: node, commonName: self,
 			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP, net.ParseIP("203.0.113.7")}, usages: servingUsages, wantReason: approver.ReasonIPAddressOutsideAllowedCIDRs},
 		{name: "node claims a neighbour's IP", requester: node, commonName: self,
-			dnsNames: []string{nodeName}, ips: []net.IP{neighbour}, usages: servingUsages, wantReason: approver.ReasonIPAddressNotNodeAddress},
+			dnsNames: []string{nodeName}, ips: []net.IP{inv.neighbour}, usages: servingUsages, wantReason: approver.ReasonIPAddressNotInstanceAddress},
+		{name: "node claims its instance's secondary IP, which its Node does not report", requester: node, commonName: self,
+			dnsNames: []string{nodeName}, ips: []net.IP{inv.secondary}, usages: servingUsages, wantReason: approver.ReasonIPAddressNotNodeAddress},
+		{name: "node signs with SHA-1", requester: node, commonName: self, key: csrKey{rsaBits: 2048, alg: x509.SHA1WithRSA},
+			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: approver.ReasonWeakSignatureAlgorithm},
+		{name: "node uses a 1024-bit RSA key", requester: node, commonName: self, key: csrKey{rsaBits: 1024},
+			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: approver.ReasonWeakKey},
 		{name: "node asks for client auth", requester: node, commonName: self,
 			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP},
 			usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageServerAuth, certificatesv1.UsageClientAuth},
@@ -74,19 +85,6 @@ func forgeries(nodeName string, host hostInfo, node, admin, serviceAccount, boot
 	}
 }
 
-// nextIP returns another address of network than ip (ip+1, or ip-1 at the
-// end of the range).
-func nextIP(ip net.IP, network *net.IPNet) net.IP {
-	for _, delta := range []int{1, -1} {
-		n := append(net.IP(nil), ip.To4()...)
-		n[3] = byte(int(n[3]) + delta)
-		if network.Contains(n) && !n.Equal(ip) {
-			return n
-		}
-	}
-	return net.ParseIP("192.0.2.254")
-}
-
 // assertForgeriesDenied creates every forgery, then checks that each was
 // refused by the API server or denied by nodeboot-approver with the
 // expected reason.
@@ -95,7 +93,7 @@ func assertForgeriesDenied(t *testing.T, c *cluster, fs []forgery) {
 	ctx := t.Context()
 	created := make([]string, len(fs))
 	for i, f := range fs {
-		req, err := csrPEM(f.commonName, f.dnsNames, f.ips)
+		req, err := csrPEM(f.key, f.commonName, f.dnsNames, f.ips)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,16 +134,32 @@ func assertForgeriesDenied(t *testing.T, c *cluster, fs []forgery) {
 	}
 }
 
+// csrKey says how a request is signed. The zero value is what a kubelet
+// does: a fresh ECDSA P-256 key, ECDSA with SHA-256.
+type csrKey struct {
+	// rsaBits, when not 0, uses a fresh RSA key of this size instead.
+	rsaBits int
+	// alg, when not 0, is the signature algorithm.
+	alg x509.SignatureAlgorithm
+}
+
 // csrPEM returns a PKCS#10 request with subject O=system:nodes, CN=cn.
-func csrPEM(cn string, dns []string, ips []net.IP) ([]byte, error) {
-	key, _, err := newKey()
+func csrPEM(k csrKey, cn string, dns []string, ips []net.IP) ([]byte, error) {
+	var key crypto.Signer
+	var err error
+	if k.rsaBits > 0 {
+		key, err = rsa.GenerateKey(rand.Reader, k.rsaBits)
+	} else {
+		key, _, err = newKey()
+	}
 	if err != nil {
 		return nil, err
 	}
 	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
-		Subject:     pkix.Name{CommonName: cn, Organization: []string{nodesGroup}},
-		DNSNames:    dns,
-		IPAddresses: ips,
+		Subject:            pkix.Name{CommonName: cn, Organization: []string{nodesGroup}},
+		DNSNames:           dns,
+		IPAddresses:        ips,
+		SignatureAlgorithm: k.alg,
 	}, key)
 	if err != nil {
 		return nil, fmt.Errorf("create CSR: %w", err)

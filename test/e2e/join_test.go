@@ -92,12 +92,13 @@ func TestJoin(t *testing.T) {
 	approverBin := buildBinary(t, env.repo, binDir, "./cmd/nodeboot-approver")
 
 	rep := &report{Generated: time.Now().UTC(), Host: fmt.Sprintf("%s %s", host.iface, host.ip), Kubernetes: kubeletVersion(env)}
+	inv := startInventory(t, host, nodeName)
 	c := startCluster(t, env, clusterOptions{nodeName: nodeName, approverBin: approverBin, approverPolicy: []string{
 		// What an operator would configure: nodes live in the VPC CIDR and
 		// are named like EC2 private DNS names of this region.
 		"--allowed-cidrs=" + host.network.String(),
 		`--hostname-regex=ip-[0-9]+-[0-9]+-[0-9]+-[0-9]+\.` + regexp.QuoteMeta(region) + `\.compute\.internal`,
-	}})
+	}, approverEnv: inv.approverEnv()})
 	rep.ControlPlane = map[string]float64{}
 	for k, d := range c.timings {
 		rep.ControlPlane[k] = ms(d)
@@ -114,7 +115,7 @@ func TestJoin(t *testing.T) {
 		t.Run(sc.name, func(t *testing.T) {
 			sr := &scenarioReport{Name: sc.name, NodeName: nodeName, Identity: identityName(sc)}
 			rep.Scenarios = append(rep.Scenarios, sr)
-			runJoin(t, env, c, host, nodeName, agentBin, sc, sr)
+			runJoin(t, env, c, inv, host, nodeName, agentBin, sc, sr)
 			sr.Passed = !t.Failed()
 		})
 	}
@@ -129,7 +130,7 @@ func identityName(sc joinScenario) string {
 
 // runJoin joins the node for one scenario and checks everything a working
 // node must show.
-func runJoin(t *testing.T, env suiteEnv, c *cluster, host hostInfo, nodeName, agentBin string, sc joinScenario, sr *scenarioReport) {
+func runJoin(t *testing.T, env suiteEnv, c *cluster, inv *cloudInventory, host hostInfo, nodeName, agentBin string, sc joinScenario, sr *scenarioReport) {
 	ctx := t.Context()
 	in := userDataInput{
 		APIVersion: sc.apiVersion, Cluster: clusterName,
@@ -224,6 +225,7 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, host hostInfo, nodeName, ag
 			t.Fatal(err)
 		}
 		assertServingCSR(t, csr, c.ca.cert, nodeName, host.ip.String())
+		assertApprovedAgainstInventory(t, csr, inv, sc.instanceID)
 	})
 	t.Run("pod-logs", func(t *testing.T) {
 		greeting := "hello-from-" + sc.name
@@ -250,7 +252,14 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, host hostInfo, nodeName, ag
 		if err != nil {
 			t.Fatal(err)
 		}
-		assertForgeriesDenied(t, c, forgeries(nodeName, host, nodeClient, c.admin, sa, boot))
+		assertForgeriesDenied(t, c, forgeries(nodeName, host, inv, nodeClient, c.admin, sa, boot))
+	})
+	t.Run("status-spoof", func(t *testing.T) {
+		nodeClient, err := nodeCredentialClient(c, sc.bootstrap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertStatusSpoofDenied(t, c, nodeClient, nodeName, inv.neighbour)
 	})
 
 	recordMilestones(sr, n)

@@ -1,6 +1,7 @@
 package awsconfig
 
 import (
+	"context"
 	"errors"
 	"math/rand/v2"
 	"net/http"
@@ -95,4 +96,20 @@ func Attempts(err error) int {
 		return maxErr.Attempt
 	}
 	return 0
+}
+
+// Transient reports whether a call that failed with err may succeed when
+// made again later: the SDK gave up retrying an error it retries
+// (throttling, 5xx, a broken connection), the call ran out of time or was
+// cancelled, or err is one the retry policy would retry. Other errors
+// (access denied, a malformed request, an unknown resource) need a change
+// before a new call can succeed.
+func Transient(err error) bool {
+	switch {
+	case err == nil:
+		return false
+	case Attempts(err) > 0, errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return true
+	}
+	return NewRetryer(Policy{MaxAttempts: 1}).IsErrorRetryable(err)
 }

@@ -7,6 +7,8 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeboot/nodeboot/internal/aws/ec2"
 )
 
 const (
@@ -19,21 +21,32 @@ const (
 // candidate is the state the checks of Decide share. Earlier checks fill
 // the fields later checks read.
 type candidate struct {
-	csr      *certificatesv1.CertificateSigningRequest
-	node     *corev1.Node
-	policy   Policy
-	nodeName string                   // set by checkRequester
-	req      *x509.CertificateRequest // set by checkRequestParses
+	csr       *certificatesv1.CertificateSigningRequest
+	node      *corev1.Node
+	inventory InventoryAnswer
+	policy    Policy
+	nodeName  string                   // set by checkRequester
+	req       *x509.CertificateRequest // set by checkRequestParses
+	instance  *ec2.Instance            // set by checkInstance when the inventory is checked
 }
 
 // check inspects a candidate and returns a non-nil Decision to stop there.
 type check func(*candidate) *Decision
 
-// checks run in order; the first Decision wins. Checks that do not need the
-// Node come first so that a bad CSR is denied without waiting for its Node.
-var checks = []check{
+// checkGroups run in order, each check in order; the first Decision wins.
+// Checks that do not need the Node come first so that a bad CSR is denied
+// without waiting for its Node, and checks that need the inventory's answer
+// after every other check that can deny without it, so that a bad CSR costs
+// no EC2 call. (Groups rather than one concatenated list, so that nothing
+// runs at package init.)
+var checkGroups = [][]check{localChecks, inventoryChecks, nodeAddressChecks}
+
+// localChecks read only the CSR, the Node's existence and the policy.
+var localChecks = []check{
 	checkRequester,
 	checkRequestParses,
+	checkPublicKey,
+	checkSignatureAlgorithm,
 	checkSignature,
 	checkSubject,
 	checkUsages,
@@ -43,29 +56,68 @@ var checks = []check{
 	checkPolicyDNSNames,
 	checkPolicyIPAddresses,
 	checkNodeExists,
+}
+
+// inventoryChecks read the inventory's answer; they run before the Node's
+// addresses are compared, so that a Node status the node rewrote does not
+// decide the reason.
+var inventoryChecks = []check{
+	checkInstance,
+	checkDNSNamesBelongToInstance,
+	checkIPAddressesBelongToInstance,
+}
+
+// nodeAddressChecks compare the SANs with the Node's status addresses.
+var nodeAddressChecks = []check{
 	checkDNSNamesBelongToNode,
 	checkIPAddressesBelongToNode,
 }
 
 // Decide returns whether csr should be approved. node is the Node named by
-// the requester, or nil when it does not exist. Decide is pure: it reads
-// only its arguments.
+// the requester, or nil when it does not exist; inv is the EC2 inventory's
+// answer for that Node (see InstanceKeyFor), read only when p.Inventory is
+// InventoryEC2. Decide is pure: it reads only its arguments.
 //
 // CSRs for other signers and CSRs already approved, denied, failed or
 // issued yield a Decision whose Skipped method is true. A CSR that passes
-// every check except that node is nil yields ReasonNodeNotFound.
-func Decide(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, p Policy) Decision {
+// every check except that node is nil yields ReasonNodeNotFound. The
+// inventory is checked before the Node's addresses: the SANs must belong to
+// the EC2 instance, whatever the Node's status says.
+func Decide(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, inv InventoryAnswer, p Policy) Decision {
 	if d := precondition(csr); d != nil {
 		return *d
 	}
-	c := &candidate{csr: csr, node: node, policy: p}
-	for _, run := range checks {
-		if d := run(c); d != nil {
-			return *d
+	c := &candidate{csr: csr, node: node, inventory: inv, policy: p}
+	for _, group := range checkGroups {
+		for _, run := range group {
+			if d := run(c); d != nil {
+				return *d
+			}
 		}
+	}
+	if c.instance != nil {
+		return approve("kubelet serving certificate for node %q: SANs %s match the node's addresses and EC2 instance %s",
+			c.nodeName, describeSANs(c.req), c.instance.ID)
 	}
 	return approve("kubelet serving certificate for node %q: SANs %s match the node's addresses",
 		c.nodeName, describeSANs(c.req))
+}
+
+// NeedsInventory reports whether Decide will read the inventory's answer
+// for csr: the check is on, the CSR is undecided, and every check that can
+// deny it without the answer passes (the Node exists). Otherwise Decide
+// decides without the answer, so the caller need not ask EC2.
+func NeedsInventory(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, p Policy) bool {
+	if p.Inventory != InventoryEC2 || precondition(csr) != nil {
+		return false
+	}
+	c := &candidate{csr: csr, node: node, policy: p}
+	for _, run := range localChecks {
+		if run(c) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // precondition skips CSRs that are not ours or already decided.

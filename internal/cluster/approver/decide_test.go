@@ -386,7 +386,7 @@ func TestDecide(t *testing.T) {
 			case tc.node != nil:
 				n = tc.node
 			}
-			got := Decide(newCSR(t, f), n, tc.policy)
+			got := Decide(newCSR(t, f), n, InventoryAnswer{}, tc.policy)
 			if got.Approve != tc.wantApprove || got.Reason != tc.wantReason {
 				t.Fatalf("Decide() = {Approve:%v Reason:%s}, want {Approve:%v Reason:%s}; message: %s",
 					got.Approve, got.Reason, tc.wantApprove, tc.wantReason, got.Message)
@@ -399,7 +399,7 @@ func TestDecide(t *testing.T) {
 }
 
 func TestDecideNilCSRIsSkipped(t *testing.T) {
-	got := Decide(nil, nil, Policy{})
+	got := Decide(nil, nil, InventoryAnswer{}, Policy{})
 	want := Decision{Reason: ReasonSignerNotHandled, Message: "no CSR"}
 	if got != want {
 		t.Fatalf("Decide(nil) = %+v, want %+v", got, want)

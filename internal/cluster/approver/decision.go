@@ -38,6 +38,13 @@ func (d Decision) NodeAddressMismatch() bool {
 	return d.Reason == ReasonDNSNameNotNodeAddress || d.Reason == ReasonIPAddressNotNodeAddress
 }
 
+// InventoryTransient reports whether the EC2 inventory could not be asked
+// for a reason that may pass (throttling, 5xx, timeout). The caller may
+// decide again later, and deny once it gives up.
+func (d Decision) InventoryTransient() bool {
+	return d.Reason == ReasonInventoryUnreachable
+}
+
 // Denied reports whether the CSR must be denied.
 func (d Decision) Denied() bool {
 	return !d.Approve && !d.Skipped()
@@ -57,6 +64,9 @@ type Policy struct {
 	// MinExpirationSeconds, when not 0, bounds spec.expirationSeconds from
 	// below when the CSR sets it.
 	MinExpirationSeconds int32
+	// Inventory says whether the SANs must also be addresses of the EC2
+	// instance behind the Node.
+	Inventory InventoryMode
 }
 
 // Reasons written into the CSR condition, Events and metrics.
@@ -77,6 +87,16 @@ const (
 	// ReasonMalformedRequest: spec.request is not one PEM CERTIFICATE
 	// REQUEST block holding a parseable PKCS#10 request.
 	ReasonMalformedRequest = "MalformedRequest"
+	// ReasonWeakKey: the request's public key is too weak (RSA under 2048
+	// bits, an ECDSA curve other than P-256, P-384 and P-521).
+	ReasonWeakKey = "WeakKey"
+	// ReasonUnsupportedKeyType: the request's public key is neither RSA,
+	// ECDSA nor Ed25519 (DSA, for example).
+	ReasonUnsupportedKeyType = "UnsupportedKeyType"
+	// ReasonWeakSignatureAlgorithm: the request is signed with an algorithm
+	// other than RSA PKCS#1 v1.5 or PSS with SHA-256/384/512, ECDSA with
+	// SHA-256/384/512 and Ed25519 (SHA-1 and MD5, for example).
+	ReasonWeakSignatureAlgorithm = "WeakSignatureAlgorithm"
 	// ReasonInvalidSignature: the PKCS#10 signature does not verify.
 	ReasonInvalidSignature = "InvalidSignature"
 	// ReasonCommonNameMismatch: the subject CN is not the requester.
@@ -113,6 +133,36 @@ const (
 	ReasonNodeNotFound = "NodeNotFound"
 	// ReasonNodeMismatch: the Node given to Decide is not the requester.
 	ReasonNodeMismatch = "NodeMismatch"
+	// ReasonInventoryUnavailable: the Node's providerID names an EC2
+	// instance, but the approver has no EC2 access to verify it.
+	ReasonInventoryUnavailable = "InventoryUnavailable"
+	// ReasonNotEC2Instance: the inventory check is on and the Node's
+	// providerID does not name an EC2 instance.
+	ReasonNotEC2Instance = "NotEC2Instance"
+	// ReasonInventoryUnreachable: the EC2 lookup failed for a reason that
+	// may pass (throttling, 5xx, timeout) for as long as the approver
+	// waits.
+	ReasonInventoryUnreachable = "InventoryUnreachable"
+	// ReasonInventoryLookupFailed: the EC2 lookup failed for a reason that
+	// needs a change first (access denied, for example).
+	ReasonInventoryLookupFailed = "InventoryLookupFailed"
+	// ReasonInstanceNotFound: EC2 knows no instance for the Node.
+	ReasonInstanceNotFound = "InstanceNotFound"
+	// ReasonInstanceNotRunning: the Node's instance is not running
+	// (stopped, terminated, ...).
+	ReasonInstanceNotRunning = "InstanceNotRunning"
+	// ReasonAmbiguousInstance: several running instances have the node
+	// name as private DNS name and the Node has no providerID.
+	ReasonAmbiguousInstance = "AmbiguousInstance"
+	// ReasonInstanceMismatch: the instance the providerID names is not the
+	// node's (another private DNS name, another availability zone).
+	ReasonInstanceMismatch = "InstanceMismatch"
+	// ReasonDNSNameNotInstanceAddress: a DNS SAN is neither the private
+	// nor the public DNS name nor the ID of the Node's EC2 instance.
+	ReasonDNSNameNotInstanceAddress = "DNSNameNotInstanceAddress"
+	// ReasonIPAddressNotInstanceAddress: an IP SAN is not an address of the
+	// Node's EC2 instance.
+	ReasonIPAddressNotInstanceAddress = "IPAddressNotInstanceAddress"
 	// ReasonDNSNameNotNodeAddress: a DNS SAN is not among the Node's
 	// Hostname, InternalDNS or ExternalDNS addresses.
 	ReasonDNSNameNotNodeAddress = "DNSNameNotNodeAddress"

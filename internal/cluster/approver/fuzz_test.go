@@ -8,7 +8,8 @@ import (
 
 // FuzzDecide feeds untrusted spec.request bytes to Decide. It must never
 // panic, and an approval must only happen for a request that parses, is
-// correctly signed, names the node and claims only the node's addresses.
+// correctly signed with a strong key and algorithm, names the node and
+// claims only the node's addresses.
 func FuzzDecide(f *testing.F) {
 	valid := validFixture()
 	f.Add(signRequest(f, valid.request, nil))
@@ -21,7 +22,7 @@ func FuzzDecide(f *testing.F) {
 	f.Fuzz(func(t *testing.T, request []byte) {
 		fx := validFixture()
 		fx.rawRequest = request
-		d := Decide(newCSR(t, fx), node, Policy{})
+		d := Decide(newCSR(t, fx), node, InventoryAnswer{}, Policy{})
 		if d.Reason == "" || d.Message == "" {
 			t.Fatalf("Decide() returned an empty reason or message: %+v", d)
 		}
@@ -34,6 +35,12 @@ func FuzzDecide(f *testing.F) {
 		}
 		if err := req.CheckSignature(); err != nil {
 			t.Fatalf("approved a request with a bad signature: %v", err)
+		}
+		if d := checkPublicKey(&candidate{req: req}); d != nil {
+			t.Fatalf("approved a request with a weak key: %s", d.Message)
+		}
+		if d := checkSignatureAlgorithm(&candidate{req: req}); d != nil {
+			t.Fatalf("approved a request with a weak signature: %s", d.Message)
 		}
 		if req.Subject.CommonName != NodeUserPrefix+testNode {
 			t.Fatalf("approved CN %q", req.Subject.CommonName)

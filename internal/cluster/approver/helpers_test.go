@@ -2,6 +2,7 @@ package approver
 
 import (
 	"bytes"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -35,6 +36,9 @@ type fixture struct {
 	usages     []certificatesv1.KeyUsage
 	expiration *int32
 	request    x509.CertificateRequest
+	// key signs the request; nil means a fresh ECDSA P-256 key, what a
+	// kubelet uses.
+	key crypto.Signer
 	// tamper rewrites the signed DER before PEM encoding.
 	tamper func(t testing.TB, der []byte) []byte
 	// rawRequest replaces spec.request when not nil.
@@ -63,7 +67,7 @@ func newCSR(t testing.TB, f fixture) *certificatesv1.CertificateSigningRequest {
 	t.Helper()
 	req := f.rawRequest
 	if req == nil {
-		req = signRequest(t, f.request, f.tamper)
+		req = signRequestWith(t, f.request, f.key, f.tamper)
 	}
 	return &certificatesv1.CertificateSigningRequest{
 		ObjectMeta: metav1.ObjectMeta{Name: f.name, CreationTimestamp: metav1.NewTime(testCreated)},
@@ -82,9 +86,18 @@ func newCSR(t testing.TB, f fixture) *certificatesv1.CertificateSigningRequest {
 // signRequest creates a PEM CSR signed with a fresh ECDSA P-256 key.
 func signRequest(t testing.TB, tmpl x509.CertificateRequest, tamper func(testing.TB, []byte) []byte) []byte {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatalf("generate key: %v", err)
+	return signRequestWith(t, tmpl, nil, tamper)
+}
+
+// signRequestWith creates a PEM CSR signed with key (nil: a fresh ECDSA
+// P-256 key) and the template's signature algorithm.
+func signRequestWith(t testing.TB, tmpl x509.CertificateRequest, key crypto.Signer, tamper func(testing.TB, []byte) []byte) []byte {
+	t.Helper()
+	if key == nil {
+		var err error
+		if key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
+			t.Fatalf("generate key: %v", err)
+		}
 	}
 	der, err := x509.CreateCertificateRequest(rand.Reader, &tmpl, key)
 	if err != nil {

@@ -9,9 +9,11 @@ import (
 
 // Metrics counts decisions. A nil *Metrics records nothing.
 type Metrics struct {
-	decisions *prometheus.CounterVec
-	latency   *prometheus.HistogramVec
-	nodeWaits prometheus.Counter
+	decisions        *prometheus.CounterVec
+	latency          *prometheus.HistogramVec
+	nodeWaits        prometheus.Counter
+	inventoryWaits   prometheus.Counter
+	inventoryLookups *prometheus.CounterVec
 }
 
 // Metric names, exported for dashboards and tests.
@@ -19,6 +21,10 @@ const (
 	MetricDecisions = "nodeboot_approver_csr_decisions_total"
 	MetricLatency   = "nodeboot_approver_csr_decision_latency_seconds"
 	MetricNodeWaits = "nodeboot_approver_csr_node_waits_total"
+	// MetricInventoryWaits counts requeues while EC2 cannot be reached.
+	MetricInventoryWaits = "nodeboot_approver_csr_inventory_waits_total"
+	// MetricInventoryLookups counts inventory lookups by outcome.
+	MetricInventoryLookups = "nodeboot_approver_inventory_lookups_total"
 )
 
 // NewMetrics creates the approver's metrics and registers them with reg
@@ -38,8 +44,16 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: MetricNodeWaits,
 			Help: "Times a kubelet serving CSR was requeued because its Node did not exist or did not report the CSR's addresses yet.",
 		}),
+		inventoryWaits: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: MetricInventoryWaits,
+			Help: "Times a kubelet serving CSR was requeued because the EC2 inventory lookup failed transiently (throttling, 5xx, timeout).",
+		}),
+		inventoryLookups: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricInventoryLookups,
+			Help: "EC2 inventory lookups by outcome: cache_hit (no API call), found, not_found or error.",
+		}, []string{"outcome"}),
 	}
-	for _, c := range []prometheus.Collector{m.decisions, m.latency, m.nodeWaits} {
+	for _, c := range []prometheus.Collector{m.decisions, m.latency, m.nodeWaits, m.inventoryWaits, m.inventoryLookups} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register approver metrics: %w", err)
 		}
@@ -56,8 +70,13 @@ func (m *Metrics) observeDecision(d Decision, latency time.Duration) {
 	m.latency.WithLabelValues(label).Observe(latency.Seconds())
 }
 
-func (m *Metrics) observeNodeWait() {
+// observeWait counts a requeue of a decision held back by nodeWaitLeft.
+func (m *Metrics) observeWait(d Decision) {
 	if m == nil {
+		return
+	}
+	if d.InventoryTransient() {
+		m.inventoryWaits.Inc()
 		return
 	}
 	m.nodeWaits.Inc()
@@ -68,4 +87,13 @@ func decisionLabel(d Decision) string {
 		return "approved"
 	}
 	return "denied"
+}
+
+// ObserveInventoryLookup counts one inventory lookup with its outcome
+// (cache_hit, found, not_found or error).
+func (m *Metrics) ObserveInventoryLookup(outcome string) {
+	if m == nil {
+		return
+	}
+	m.inventoryLookups.WithLabelValues(outcome).Inc()
 }

@@ -31,6 +31,12 @@ const conflictRetry = time.Second
 // Denied conditions.
 const approvalSubresource = "approval"
 
+// Inventory answers what EC2 knows about the instance behind a Node. It
+// never fails: a failed lookup is an answer with Err set.
+type Inventory interface {
+	Lookup(ctx context.Context, key InstanceKey) InventoryAnswer
+}
+
 // Reconciler approves or denies kubelet serving CSRs with Decide.
 type Reconciler struct {
 	// Client reads CSRs and Nodes and updates the approval subresource.
@@ -39,10 +45,14 @@ type Reconciler struct {
 	Recorder record.EventRecorder
 	// Policy is passed to Decide.
 	Policy Policy
+	// Inventory is asked about the Node's instance when Policy.Inventory
+	// is InventoryEC2; nil then denies every CSR (no answer).
+	Inventory Inventory
 	// NodeWait is how long after its creation a CSR stays pending while
-	// its Node does not exist, and how long after the Node's creation a CSR
-	// whose SANs are not (yet) among the Node's addresses stays pending;
-	// after that it is denied. 0 denies at once.
+	// its Node does not exist or the EC2 inventory cannot be reached, and
+	// how long after the Node's creation a CSR whose SANs are not (yet)
+	// among the Node's addresses stays pending; after that it is denied.
+	// 0 denies at once.
 	NodeWait time.Duration
 	// Clock tells the time; nil means the real clock.
 	Clock clock.PassiveClock
@@ -62,19 +72,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	d := Decide(csr, node, r.Policy)
+	d := Decide(csr, node, r.lookupInventory(ctx, csr, node), r.Policy)
 	if d.Skipped() {
 		log.V(2).Info("skipping CSR", "reason", d.Reason, "message", d.Message)
 		return reconcile.Result{}, nil
 	}
 	if left, elapsed := r.nodeWaitLeft(csr, node, d); left > 0 {
 		delay := nodeRetryDelay(elapsed, left)
-		log.V(1).Info("waiting for the node to register or report its addresses",
+		log.V(1).Info("waiting for the node to register or report its addresses, or for EC2 to answer",
 			"reason", d.Reason, "message", d.Message, "retryAfter", delay, "giveUpIn", left)
-		r.Metrics.observeNodeWait()
+		r.Metrics.observeWait(d)
 		return reconcile.Result{RequeueAfter: delay}, nil
 	}
-	if d.NodeMissing() {
+	if d.NodeMissing() || d.InventoryTransient() {
 		d.Message = fmt.Sprintf("%s after waiting %s", d.Message, r.NodeWait)
 	}
 	return r.apply(ctx, csr, node, d)
@@ -105,14 +115,15 @@ func (r *Reconciler) apply(ctx context.Context, csr *certificatesv1.CertificateS
 }
 
 // nodeWaitLeft returns how much longer a decision that may still change
-// with the Node's state is held back, and how long the wait has lasted:
-// a missing Node is waited for up to NodeWait after the CSR's creation, and
-// the addresses of a Node up to NodeWait after the Node's creation. Other
-// decisions are final at once.
+// with the Node's state or EC2's availability is held back, and how long
+// the wait has lasted: a missing Node and an unreachable inventory are
+// waited for up to NodeWait after the CSR's creation, and the addresses of
+// a Node up to NodeWait after the Node's creation. Other decisions are
+// final at once.
 func (r *Reconciler) nodeWaitLeft(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, d Decision) (left, elapsed time.Duration) {
 	var since time.Time
 	switch {
-	case d.NodeMissing():
+	case d.NodeMissing(), d.InventoryTransient():
 		since = csr.CreationTimestamp.Time
 	case d.NodeAddressMismatch() && node != nil:
 		since = node.CreationTimestamp.Time
@@ -121,6 +132,20 @@ func (r *Reconciler) nodeWaitLeft(csr *certificatesv1.CertificateSigningRequest,
 	}
 	elapsed = r.now().Sub(since)
 	return r.NodeWait - elapsed, elapsed
+}
+
+// lookupInventory asks the inventory about node's instance when Decide
+// will read the answer (NeedsInventory) and the Node says how to find its
+// instance. A CSR denied for itself costs no EC2 call.
+func (r *Reconciler) lookupInventory(ctx context.Context, csr *certificatesv1.CertificateSigningRequest, node *corev1.Node) InventoryAnswer {
+	if r.Inventory == nil || !NeedsInventory(csr, node, r.Policy) {
+		return InventoryAnswer{}
+	}
+	key, err := InstanceKeyFor(node)
+	if err != nil {
+		return InventoryAnswer{} // Decide denies: not an EC2 instance
+	}
+	return r.Inventory.Lookup(ctx, key)
 }
 
 // requesterNode returns the Node named by the CSR's requester, or nil when

@@ -314,25 +314,28 @@ func TestReconcileDeniesForeignIPOnceYoungNodeIsOldEnough(t *testing.T) {
 	}
 }
 
-func TestNodeAddressesChanged(t *testing.T) {
+func TestNodeIdentityChanged(t *testing.T) {
 	node := newNode(testNode)
 	readdressed := newNode(testNode)
 	readdressed.Status.Addresses = readdressed.Status.Addresses[:1]
 	relabelled := newNode(testNode)
 	relabelled.Labels = map[string]string{"a": "b"}
+	provided := newNode(testNode)
+	provided.Spec.ProviderID = "aws:///us-east-1a/i-0123456789abcdef0"
 	tests := []struct {
 		name     string
 		old, new client.Object
 		want     bool
 	}{
 		{name: "addresses changed", old: node, new: readdressed, want: true},
+		{name: "providerID set", old: node, new: provided, want: true},
 		{name: "only labels changed", old: node, new: relabelled, want: false},
 		{name: "not nodes", old: &corev1.Pod{}, new: &corev1.Pod{}, want: false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := nodeAddressesChanged(tc.old, tc.new); got != tc.want {
-				t.Fatalf("nodeAddressesChanged() = %v, want %v", got, tc.want)
+			if got := nodeIdentityChanged(tc.old, tc.new); got != tc.want {
+				t.Fatalf("nodeIdentityChanged() = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -27,8 +27,8 @@ const RequesterNodeIndex = "nodeboot.requesterNode"
 
 // SetupWithManager registers the reconciler with mgr: it watches kubelet
 // serving CSRs and, so that CSRs waiting for their Node are decided as soon
-// as it registers or reports its addresses, Node creations and address
-// changes.
+// as it registers or reports its addresses, Node creations and changes of
+// addresses or providerID.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr manager.Manager) error {
 	err := mgr.GetFieldIndexer().IndexField(ctx, &certificatesv1.CertificateSigningRequest{}, RequesterNodeIndex, IndexRequesterNode)
 	if err != nil {
@@ -82,14 +82,18 @@ func isKubeletServing(obj client.Object) bool {
 func nodeCreatedOrReaddressed() predicate.Funcs {
 	return predicate.Funcs{
 		CreateFunc:  func(event.CreateEvent) bool { return true },
-		UpdateFunc:  func(e event.UpdateEvent) bool { return nodeAddressesChanged(e.ObjectOld, e.ObjectNew) },
+		UpdateFunc:  func(e event.UpdateEvent) bool { return nodeIdentityChanged(e.ObjectOld, e.ObjectNew) },
 		DeleteFunc:  func(event.DeleteEvent) bool { return false },
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	}
 }
 
-func nodeAddressesChanged(oldObj, newObj client.Object) bool {
+// nodeIdentityChanged reports whether what Decide reads of a Node changed:
+// its addresses or its providerID (set once, by the kubelet or a cloud
+// controller manager).
+func nodeIdentityChanged(oldObj, newObj client.Object) bool {
 	oldNode, okOld := oldObj.(*corev1.Node)
 	newNode, okNew := newObj.(*corev1.Node)
-	return okOld && okNew && !slices.Equal(oldNode.Status.Addresses, newNode.Status.Addresses)
+	return okOld && okNew && (!slices.Equal(oldNode.Status.Addresses, newNode.Status.Addresses) ||
+		oldNode.Spec.ProviderID != newNode.Spec.ProviderID)
 }

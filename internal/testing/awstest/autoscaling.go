@@ -430,8 +430,9 @@ func (s *AutoScaling) launch(grp *group, immediate bool) {
 	}
 	grp.instances = append(grp.instances, in)
 	s.ec2.AddInstance(Instance{
-		ID: in.ID, InstanceType: in.InstanceType, PrivateDNSName: in.PrivateDNSName, PrivateIP: in.PrivateIP,
-		Zone: zone, ImageID: in.ImageID, State: "running",
+		ID: in.ID, InstanceType: in.InstanceType, PrivateDNSName: in.PrivateDNSName,
+		Interfaces:       []NetworkInterface{{PrivateIPs: []string{in.PrivateIP}}},
+		AvailabilityZone: zone, ImageID: in.ImageID, State: "running",
 		Tags: map[string]string{
 			"aws:autoscaling:groupName":     grp.Name,
 			"aws:ec2launchtemplate:id":      grp.LaunchTemplateID,

@@ -31,13 +31,19 @@ type Instance struct {
 	// answer with an empty privateDnsName before the name appears; -1 means
 	// the name never appears.
 	EmptyNameCalls int
-	// PrivateIP, Zone, ImageID, State ("running" when empty) and Tags are
-	// reported when set.
-	PrivateIP string
-	Zone      string
-	ImageID   string
-	State     string
-	Tags      map[string]string
+	// AvailabilityZone is placement.availabilityZone.
+	AvailabilityZone string
+	// State is instanceState.name; empty means "running".
+	State string
+	// Interfaces are the attached network interfaces, the primary (device
+	// index 0) first; the instance's privateIpAddress and ipv6Address are
+	// the primary interface's first addresses.
+	Interfaces []NetworkInterface
+	// PublicIP and PublicDNSName are ipAddress and dnsName.
+	PublicIP, PublicDNSName string
+	// ImageID and Tags are imageId and tagSet.
+	ImageID string
+	Tags    map[string]string
 }
 
 // InstanceType is one EC2 instance type the EC2 server knows.
@@ -133,7 +139,7 @@ func (s *EC2) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	switch action {
 	case ActionDescribeInstances:
-		s.describeInstances(w, indexed(form, "InstanceId"))
+		s.describeInstances(w, form)
 	case ActionDescribeInstanceTypes:
 		s.describeInstanceTypes(w, indexed(form, "InstanceType"))
 	case ActionCreateLaunchTemplateVersion:
@@ -158,7 +164,13 @@ func indexed(form url.Values, name string) []string {
 	}
 }
 
-func (s *EC2) describeInstances(w http.ResponseWriter, ids []string) {
+func (s *EC2) describeInstances(w http.ResponseWriter, form url.Values) {
+	ids := indexed(form, "InstanceId")
+	filters, invalid := instanceFilters(form)
+	if invalid != "" {
+		writeEC2Error(w, Fault{Status: http.StatusBadRequest, Code: "InvalidParameterValue", Message: "The filter '" + invalid + "' is invalid"})
+		return
+	}
 	s.mu.Lock()
 	resp := describeInstancesResponse{RequestID: requestID()}
 	var missing []string
@@ -174,9 +186,12 @@ func (s *EC2) describeInstances(w http.ResponseWriter, ids []string) {
 			missing = append(missing, id)
 			continue
 		}
+		if !filters.match(in, s.nextName(in)) {
+			continue
+		}
 		resp.Reservations = append(resp.Reservations, xmlReservation{
 			ID:        "r-" + strings.TrimPrefix(id, "i-"),
-			Instances: []xmlInstance{s.xmlInstanceOf(in)},
+			Instances: []xmlInstance{xmlInstanceOf(in, s.visibleName(in))},
 		})
 	}
 	s.mu.Unlock()
@@ -188,10 +203,17 @@ func (s *EC2) describeInstances(w http.ResponseWriter, ids []string) {
 	writeXML(w, resp)
 }
 
-// visibleName applies EmptyNameCalls; s.mu is held.
+// visibleName applies EmptyNameCalls and counts the call; s.mu is held.
 func (s *EC2) visibleName(in *Instance) string {
+	name := s.nextName(in)
 	s.nameCalls[in.ID]++
-	if in.EmptyNameCalls < 0 || s.nameCalls[in.ID] <= in.EmptyNameCalls {
+	return name
+}
+
+// nextName is the name the next call shows, without counting it; s.mu is
+// held.
+func (s *EC2) nextName(in *Instance) string {
+	if in.EmptyNameCalls < 0 || s.nameCalls[in.ID] < in.EmptyNameCalls {
 		return ""
 	}
 	return in.PrivateDNSName
@@ -249,68 +271,6 @@ type describeInstancesResponse struct {
 type xmlReservation struct {
 	ID        string        `xml:"reservationId"`
 	Instances []xmlInstance `xml:"instancesSet>item"`
-}
-
-type xmlInstance struct {
-	ID             string        `xml:"instanceId"`
-	ImageID        string        `xml:"imageId,omitempty"`
-	State          *xmlState     `xml:"instanceState,omitempty"`
-	Type           string        `xml:"instanceType"`
-	Placement      *xmlPlacement `xml:"placement,omitempty"`
-	PrivateDNSName string        `xml:"privateDnsName"`
-	PrivateIP      string        `xml:"privateIpAddress,omitempty"`
-	Tags           []xmlTag      `xml:"tagSet>item,omitempty"`
-}
-
-type xmlState struct {
-	Code int    `xml:"code"`
-	Name string `xml:"name"`
-}
-
-type xmlPlacement struct {
-	Zone string `xml:"availabilityZone"`
-}
-
-type xmlTag struct {
-	Key   string `xml:"key"`
-	Value string `xml:"value"`
-}
-
-// xmlInstanceOf renders an instance; s.mu is held.
-func (s *EC2) xmlInstanceOf(in *Instance) xmlInstance {
-	x := xmlInstance{ID: in.ID, Type: in.InstanceType, PrivateDNSName: s.visibleName(in), PrivateIP: in.PrivateIP, ImageID: in.ImageID}
-	if in.Zone != "" {
-		x.Placement = &xmlPlacement{Zone: in.Zone}
-	}
-	if in.State != "" {
-		x.State = &xmlState{Code: instanceStateCode(in.State), Name: in.State}
-	}
-	keys := make([]string, 0, len(in.Tags))
-	for k := range in.Tags {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		x.Tags = append(x.Tags, xmlTag{Key: k, Value: in.Tags[k]})
-	}
-	return x
-}
-
-// instanceStateCode returns EC2's code of an instance state name.
-func instanceStateCode(name string) int {
-	switch name {
-	case "running":
-		return 16
-	case "shutting-down":
-		return 32
-	case "terminated":
-		return 48
-	case "stopping":
-		return 64
-	case "stopped":
-		return 80
-	}
-	return 0 // pending
 }
 
 // setInstanceState changes a known instance's state.

@@ -57,12 +57,20 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts Options, log logr.Lo
 	if err != nil {
 		return nil, err
 	}
+	inv, err := newInventory(ctx, opts, log, metrics)
+	if err != nil {
+		return nil, err
+	}
+	logInventory(log, opts, inv)
+	policy := opts.Policy()
+	policy.Inventory = inv.mode
 	r := &approver.Reconciler{
-		Client:   mgr.GetClient(),
-		Recorder: mgr.GetEventRecorderFor(EventSource),
-		Policy:   opts.Policy(),
-		NodeWait: opts.NodeWait,
-		Metrics:  metrics,
+		Client:    mgr.GetClient(),
+		Recorder:  mgr.GetEventRecorderFor(EventSource),
+		Policy:    policy,
+		Inventory: inv.inventory,
+		NodeWait:  opts.NodeWait,
+		Metrics:   metrics,
 	}
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
 		return nil, err
@@ -71,8 +79,8 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts Options, log logr.Lo
 }
 
 // cacheOptions keep the informer caches small: Nodes are cut down to what
-// Decide and Events read (name, UID, addresses), and managed fields are
-// dropped everywhere.
+// Decide and Events read (name, UID, providerID, addresses), and managed
+// fields are dropped everywhere.
 func cacheOptions() cache.Options {
 	return cache.Options{
 		DefaultTransform: cache.TransformStripManagedFields(),
@@ -97,6 +105,7 @@ func trimNode(obj any) (any, error) {
 			ResourceVersion:   node.ResourceVersion,
 			CreationTimestamp: node.CreationTimestamp,
 		},
+		Spec:   corev1.NodeSpec{ProviderID: node.Spec.ProviderID},
 		Status: corev1.NodeStatus{Addresses: node.Status.Addresses},
 	}, nil
 }
@@ -120,5 +129,20 @@ func cacheSynced(c cache.Cache) healthz.Checker {
 			return ErrCacheNotSynced
 		}
 		return nil
+	}
+}
+
+// logInventory says at startup how SANs are checked, loudly when not
+// against EC2.
+func logInventory(log logr.Logger, opts Options, inv inventorySetup) {
+	switch inv.mode {
+	case approver.InventoryEC2:
+		log.Info("checking SANs against the EC2 instance behind each Node", "ec2Inventory", opts.EC2Inventory,
+			"region", inv.region, "regionFrom", inv.regionSource, "cacheTTL", opts.EC2InventoryCacheTTL)
+	case approver.InventoryUnavailable:
+		log.Info("WARNING: no AWS region found, so SANs cannot be checked against EC2: CSRs of Nodes whose providerID is aws:// "+
+			"will be denied (InventoryUnavailable); set --aws-region or AWS_REGION, or --ec2-inventory=off", "ec2Inventory", opts.EC2Inventory)
+	default:
+		log.Info("WARNING: --ec2-inventory=off: SANs are checked against the Node's status addresses only, which the node itself may rewrite")
 	}
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -198,6 +199,9 @@ func TestDeploymentRunsTheApproverSafely(t *testing.T) {
 	if !opts.LeaderElect || opts.LeaderElectionNamespace != m.role.Namespace {
 		t.Errorf("leader election %v in %q, want on in the Role's namespace %q", opts.LeaderElect, opts.LeaderElectionNamespace, m.role.Namespace)
 	}
+	if opts.EC2Inventory == EC2InventoryOff {
+		t.Errorf("the Deployment turns the EC2 inventory check off (--ec2-inventory=%s)", opts.EC2Inventory)
+	}
 	if port := probePort(t, c, opts.HealthProbeBindAddress); c.LivenessProbe.HTTPGet.Port.String() != port {
 		t.Errorf("probes target port %s, but --health-probe-bind-address is %q", c.LivenessProbe.HTTPGet.Port.String(), opts.HealthProbeBindAddress)
 	}
@@ -217,4 +221,45 @@ func probePort(t *testing.T, c corev1.Container, addr string) string {
 	}
 	t.Fatalf("no named container port for %q", addr)
 	return ""
+}
+
+// TestIAMPolicyGrantsOnlyTheInventoryLookup checks iam-policy.json, the
+// policy the README tells operators to attach: the one EC2 read the
+// inventory check makes, nothing more.
+func TestIAMPolicyGrantsOnlyTheInventoryLookup(t *testing.T) {
+	var policy struct {
+		Version   string
+		Statement []struct {
+			Effect   string
+			Action   any
+			Resource any
+		}
+	}
+	readYAML(t, "iam-policy.json", &policy) // JSON is YAML
+	if policy.Version != "2012-10-17" {
+		t.Errorf("Version = %q, want 2012-10-17", policy.Version)
+	}
+	var actions []string
+	for _, st := range policy.Statement {
+		if st.Effect != "Allow" {
+			t.Errorf("statement effect %q, want Allow", st.Effect)
+		}
+		switch a := st.Action.(type) {
+		case string:
+			actions = append(actions, a)
+		case []any:
+			for _, v := range a {
+				actions = append(actions, fmt.Sprint(v))
+			}
+		default:
+			t.Errorf("statement action %v is neither a string nor a list", st.Action)
+		}
+		// DescribeInstances has no resource-level permissions.
+		if st.Resource != "*" {
+			t.Errorf("statement resource %v, want \"*\"", st.Resource)
+		}
+	}
+	if !slices.Equal(actions, []string{"ec2:DescribeInstances"}) {
+		t.Errorf("actions = %q, want exactly [ec2:DescribeInstances]", actions)
+	}
 }

@@ -26,6 +26,23 @@ const (
 	// DefaultNodeWait covers a kubelet whose serving CSR races its Node
 	// registration.
 	DefaultNodeWait = 5 * time.Minute
+	// DefaultEC2InventoryCacheTTL is how long an instance EC2 described is
+	// reused.
+	DefaultEC2InventoryCacheTTL = time.Minute
+)
+
+// Values of --ec2-inventory.
+const (
+	// EC2InventoryAuto checks against EC2 when an AWS region is found
+	// (--aws-region, the SDK's environment and shared config, then the
+	// instance metadata service); without one, Nodes whose providerID says
+	// aws:// are denied and others are not checked.
+	EC2InventoryAuto = "auto"
+	// EC2InventoryOn checks every Node against EC2; the approver refuses
+	// to start without a region.
+	EC2InventoryOn = "on"
+	// EC2InventoryOff checks against the Node's addresses only.
+	EC2InventoryOff = "off"
 )
 
 // minAPIExpiration is the smallest spec.expirationSeconds the API accepts.
@@ -58,6 +75,14 @@ type Options struct {
 	MinExpiration time.Duration
 	// NodeWait is approver.Reconciler.NodeWait.
 	NodeWait time.Duration
+	// EC2Inventory is auto, on or off (see EC2InventoryAuto).
+	EC2Inventory string
+	// AWSRegion is the region of the EC2 API; empty means the SDK's
+	// resolution, then the instance metadata service.
+	AWSRegion string
+	// EC2InventoryCacheTTL is how long a described instance is reused; 0
+	// disables the cache.
+	EC2InventoryCacheTTL time.Duration
 	// LogLevel is the slog level; debug shows logr V(1) to V(4) lines.
 	LogLevel slog.Level
 	// LogFormat is "json" or "text".
@@ -118,7 +143,10 @@ func newFlagSet(o *Options, raw *rawFlags, out io.Writer) *pflag.FlagSet {
 	fs.StringVar(&raw.hostnameRegex, "hostname-regex", "", "regular expression every DNS SAN must match in full (default: no extra limit)")
 	fs.DurationVar(&o.MaxExpiration, "max-expiration", DefaultMaxExpiration, "longest spec.expirationSeconds to approve; 0: no limit")
 	fs.DurationVar(&o.MinExpiration, "min-expiration", 0, "shortest spec.expirationSeconds to approve; 0: no limit")
-	fs.DurationVar(&o.NodeWait, "node-wait", DefaultNodeWait, "how long after its creation a CSR waits for its Node to register before it is denied")
+	fs.DurationVar(&o.NodeWait, "node-wait", DefaultNodeWait, "how long after its creation a CSR waits for its Node to register, or for EC2 to answer, before it is denied")
+	fs.StringVar(&o.EC2Inventory, "ec2-inventory", EC2InventoryAuto, "check SANs against the EC2 instance behind the Node: auto (when an AWS region is found), on or off")
+	fs.StringVar(&o.AWSRegion, "aws-region", "", "region of the EC2 API (default: AWS_REGION, the shared config, then the instance metadata service); the endpoint follows AWS_ENDPOINT_URL(_EC2)")
+	fs.DurationVar(&o.EC2InventoryCacheTTL, "ec2-inventory-cache-ttl", DefaultEC2InventoryCacheTTL, "how long an instance EC2 described is reused (an unknown one: 10s, or the TTL if shorter); 0 disables the cache")
 	fs.StringVar(&raw.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.LogFormat, "log-format", "json", "json or text")
 	return fs
@@ -144,6 +172,11 @@ func (o *Options) complete(raw rawFlags) error {
 	if o.LogFormat != "json" && o.LogFormat != "text" {
 		return fmt.Errorf("--log-format: %q is neither json nor text", o.LogFormat)
 	}
+	switch o.EC2Inventory {
+	case EC2InventoryAuto, EC2InventoryOn, EC2InventoryOff:
+	default:
+		return fmt.Errorf("--ec2-inventory: %q is not auto, on or off", o.EC2Inventory)
+	}
 	return o.validateDurations()
 }
 
@@ -167,6 +200,9 @@ func (o *Options) validateDurations() error {
 	}
 	if o.NodeWait < 0 {
 		return fmt.Errorf("--node-wait %s is negative", o.NodeWait)
+	}
+	if o.EC2InventoryCacheTTL < 0 {
+		return fmt.Errorf("--ec2-inventory-cache-ttl %s is negative", o.EC2InventoryCacheTTL)
 	}
 	return nil
 }

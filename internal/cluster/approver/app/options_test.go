@@ -29,6 +29,8 @@ func TestParseFlagsDefaults(t *testing.T) {
 		HealthProbeBindAddress:  "127.0.0.1:8081",
 		MaxExpiration:           8808 * time.Hour,
 		NodeWait:                5 * time.Minute,
+		EC2Inventory:            "auto",
+		EC2InventoryCacheTTL:    time.Minute,
 		LogLevel:                slog.LevelInfo,
 		LogFormat:               "json",
 	}
@@ -49,6 +51,7 @@ func TestParseFlagsLocalProcess(t *testing.T) {
 		"--allowed-cidrs=10.0.0.0/16,fd00::/8", "--allowed-cidrs", "192.168.1.0/24",
 		"--hostname-regex", `ip-[0-9-]+\.ec2\.internal`,
 		"--max-expiration=24h", "--min-expiration=1h", "--node-wait=30s",
+		"--ec2-inventory=on", "--aws-region=eu-west-1", "--ec2-inventory-cache-ttl=5m",
 		"--log-level=debug", "--log-format=text",
 	}
 	o, err := ParseFlags(args)
@@ -64,12 +67,15 @@ func TestParseFlagsLocalProcess(t *testing.T) {
 		AllowedCIDRs: []netip.Prefix{
 			netip.MustParsePrefix("10.0.0.0/16"), netip.MustParsePrefix("fd00::/8"), netip.MustParsePrefix("192.168.1.0/24"),
 		},
-		HostnameRegex: regexp.MustCompile(`^(?:ip-[0-9-]+\.ec2\.internal)$`),
-		MaxExpiration: 24 * time.Hour,
-		MinExpiration: time.Hour,
-		NodeWait:      30 * time.Second,
-		LogLevel:      slog.LevelDebug,
-		LogFormat:     "text",
+		HostnameRegex:        regexp.MustCompile(`^(?:ip-[0-9-]+\.ec2\.internal)$`),
+		MaxExpiration:        24 * time.Hour,
+		MinExpiration:        time.Hour,
+		NodeWait:             30 * time.Second,
+		EC2Inventory:         "on",
+		AWSRegion:            "eu-west-1",
+		EC2InventoryCacheTTL: 5 * time.Minute,
+		LogLevel:             slog.LevelDebug,
+		LogFormat:            "text",
 	}
 	if !optionsEqual(o, want) {
 		t.Fatalf("ParseFlags = %+v, want %+v", o, want)
@@ -109,6 +115,8 @@ func TestParseFlagsErrors(t *testing.T) {
 		{name: "bad duration", args: []string{"--node-wait=soon"}, wantErr: `invalid argument "soon"`},
 		{name: "bad log level", args: []string{"--log-level=loud"}, wantErr: "--log-level"},
 		{name: "bad log format", args: []string{"--log-format=xml"}, wantErr: `--log-format: "xml" is neither json nor text`},
+		{name: "bad inventory mode", args: []string{"--ec2-inventory=yes"}, wantErr: `--ec2-inventory: "yes" is not auto, on or off`},
+		{name: "negative cache TTL", args: []string{"--ec2-inventory-cache-ttl=-1s"}, wantErr: "--ec2-inventory-cache-ttl -1s is negative"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -106,7 +106,9 @@ func printUsage(w io.Writer) {
 	var o Options
 	var raw rawFlags
 	fs := newFlagSet(&o, &raw, w)
-	fmt.Fprintf(w, "nodeboot-approver approves kubelet serving CSRs whose SANs match the requesting Node's addresses.\n\nUsage:\n  nodeboot-approver [flags]\n\nFlags:\n%s", fs.FlagUsages())
+	fmt.Fprintf(w, "nodeboot-approver approves kubelet serving CSRs whose SANs match the requesting Node's addresses\n"+
+		"and, on EC2, the addresses of the instance behind the Node (ec2:DescribeInstances).\n\n"+
+		"Usage:\n  nodeboot-approver [flags]\n\nFlags:\n%s", fs.FlagUsages())
 }
 
 func regexString(opts Options) string {

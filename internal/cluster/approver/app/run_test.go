@@ -107,6 +107,7 @@ func TestTrimNodeKeepsWhatTheApproverReads(t *testing.T) {
 	}
 	want := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: "n1", UID: "uid-1", ResourceVersion: "42"},
+		Spec:       corev1.NodeSpec{ProviderID: "aws:///us-east-1a/i-123"},
 		Status:     corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.0.0.1"}}},
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -1,0 +1,170 @@
+package ec2
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	sdkec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+)
+
+// ErrInstanceNotFound is wrapped when EC2 knows no instance with the ID.
+var ErrInstanceNotFound = errors.New("no such instance")
+
+// ErrMalformedInstance is wrapped when EC2 answers an address that does not
+// parse.
+var ErrMalformedInstance = errors.New("malformed instance in the EC2 answer")
+
+// maxFilterPages bounds the pages read for a filtered DescribeInstances: a
+// private DNS name matches a handful of instances at most, but EC2 may
+// answer a filtered query with empty pages and a NextToken.
+const maxFilterPages = 10
+
+// Instance is what DescribeInstances says about an instance's identity and
+// addresses.
+type Instance struct {
+	ID string
+	// State is instanceState.name: pending, running, shutting-down,
+	// terminated, stopping or stopped.
+	State            string
+	AvailabilityZone string
+	PrivateDNSName   string
+	PublicDNSName    string
+	// PrivateIPs are the instance's primary private IPv4 and every private
+	// IPv4 of its in-use network interfaces (secondary addresses included),
+	// the set a cloud controller manager reports as InternalIP.
+	PrivateIPs []netip.Addr
+	// IPv6s are the IPv6 addresses of its in-use network interfaces.
+	IPv6s []netip.Addr
+	// PublicIP is the public IPv4 address, if any.
+	PublicIP netip.Addr
+}
+
+// InstanceByID asks DescribeInstances for one instance. It wraps
+// ErrInstanceNotFound when EC2 does not know the ID.
+func (c *Client) InstanceByID(ctx context.Context, id string) (Instance, error) {
+	out, err := c.api.DescribeInstances(ctx, &sdkec2.DescribeInstancesInput{InstanceIds: []string{id}})
+	if err != nil {
+		if errorCode(err) == "InvalidInstanceID.NotFound" {
+			return Instance{}, fmt.Errorf("ec2 DescribeInstances %s: %w: %w", id, ErrInstanceNotFound, err)
+		}
+		return Instance{}, apiError("DescribeInstances "+id, err)
+	}
+	instances, err := convertReservations(out.Reservations)
+	if err != nil {
+		return Instance{}, fmt.Errorf("ec2 DescribeInstances %s: %w", id, err)
+	}
+	for _, in := range instances {
+		if in.ID == id {
+			return in, nil
+		}
+	}
+	return Instance{}, fmt.Errorf("ec2 DescribeInstances %s: %w", id, ErrInstanceNotFound)
+}
+
+// InstancesByPrivateDNSName returns every instance whose private DNS name is
+// name, in any state. Private DNS names are unique within a VPC only, and an
+// address (so its name) is reused after its instance terminates, so there
+// may be several.
+func (c *Client) InstancesByPrivateDNSName(ctx context.Context, name string) ([]Instance, error) {
+	op := "DescribeInstances private-dns-name=" + name
+	pages := sdkec2.NewDescribeInstancesPaginator(c.api, &sdkec2.DescribeInstancesInput{
+		Filters:    []types.Filter{{Name: aws.String("private-dns-name"), Values: []string{name}}},
+		MaxResults: aws.Int32(100),
+	})
+	var all []Instance
+	for page := 0; pages.HasMorePages(); page++ {
+		if page == maxFilterPages {
+			return nil, fmt.Errorf("ec2 %s: more than %d pages", op, maxFilterPages)
+		}
+		out, err := pages.NextPage(ctx)
+		if err != nil {
+			return nil, apiError(op, err)
+		}
+		instances, err := convertReservations(out.Reservations)
+		if err != nil {
+			return nil, fmt.Errorf("ec2 %s: %w", op, err)
+		}
+		all = append(all, instances...)
+	}
+	return all, nil
+}
+
+func convertReservations(reservations []types.Reservation) ([]Instance, error) {
+	var out []Instance
+	for _, r := range reservations {
+		for _, in := range r.Instances {
+			converted, err := convertInstance(in)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, converted)
+		}
+	}
+	return out, nil
+}
+
+func convertInstance(in types.Instance) (Instance, error) {
+	out := Instance{
+		ID:             aws.ToString(in.InstanceId),
+		PrivateDNSName: aws.ToString(in.PrivateDnsName),
+		PublicDNSName:  aws.ToString(in.PublicDnsName),
+	}
+	if in.State != nil {
+		out.State = string(in.State.Name)
+	}
+	if in.Placement != nil {
+		out.AvailabilityZone = aws.ToString(in.Placement.AvailabilityZone)
+	}
+	addrs := addressSet{instance: out.ID}
+	addrs.add(&out.PrivateIPs, in.PrivateIpAddress)
+	addrs.add(&out.IPv6s, in.Ipv6Address)
+	for _, ni := range in.NetworkInterfaces {
+		if ni.Status != types.NetworkInterfaceStatusInUse {
+			continue
+		}
+		for _, p := range ni.PrivateIpAddresses {
+			addrs.add(&out.PrivateIPs, p.PrivateIpAddress)
+		}
+		for _, p := range ni.Ipv6Addresses {
+			addrs.add(&out.IPv6s, p.Ipv6Address)
+		}
+	}
+	var public []netip.Addr
+	addrs.add(&public, in.PublicIpAddress)
+	if len(public) > 0 {
+		out.PublicIP = public[0]
+	}
+	return out, addrs.err
+}
+
+// addressSet parses addresses into lists without duplicates, keeping the
+// first parse error.
+type addressSet struct {
+	instance string
+	seen     map[netip.Addr]bool
+	err      error
+}
+
+func (s *addressSet) add(list *[]netip.Addr, value *string) {
+	v := aws.ToString(value)
+	if v == "" || s.err != nil {
+		return
+	}
+	addr, err := netip.ParseAddr(v)
+	if err != nil {
+		s.err = fmt.Errorf("%w: instance %s has address %q: %w", ErrMalformedInstance, s.instance, v, err)
+		return
+	}
+	addr = addr.Unmap()
+	if s.seen == nil {
+		s.seen = map[netip.Addr]bool{}
+	}
+	if !s.seen[addr] {
+		s.seen[addr] = true
+		*list = append(*list, addr)
+	}
+}
