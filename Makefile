@@ -26,7 +26,7 @@ lint:
 	$(GO) vet $(PKGS)
 
 unit: e2e-deps-aemm
-	NODEBOOT_REQUIRE_E2E=$${CI:+1} $(GO) test -race -count=1 $(PKGS)
+	NODEBOOT_REQUIRE_E2E=$${CI:+1} $(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 ## fuzz: every Fuzz target, $(FUZZTIME) executions each.
 fuzz:
@@ -49,7 +49,7 @@ e2e-deps: e2e-deps-aemm
 	bash test/e2e/scripts/build-images.sh
 
 e2e: e2e-deps build
-	NODEBOOT_REQUIRE_E2E=1 $(GO) test -count=1 -tags e2e -v -timeout 40m ./test/e2e/
+	NODEBOOT_REQUIRE_E2E=1 $(GO) test -count=1 -tags e2e -v -timeout 60m ./test/e2e/
 
 ## bench-rollout: the 500-node kwok rollout scale benchmark (needs root; not part of make test).
 bench-rollout: e2e-deps build
