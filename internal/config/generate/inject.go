@@ -174,11 +174,16 @@ func resolveMaxPods(spec v1alpha1.NodeGroupSpec, f Family, p Producer, n *notes)
 	return res.MaxPods
 }
 
-// hubSpec is what the producer's part sets, in hub terms, for parts no
-// nodeboot decoder reads: the cluster, max pods, cluster DNS, labels and
-// taints as kubelet flags, and the kubelet config fields it carries.
+// hubSpec is what the producer's part sets, in hub terms: the cluster
+// fields the family's part carries, max pods, cluster DNS, the labels and
+// taints as kubelet flags, and the kubelet config fields it carries. It
+// stands for parts no nodeboot decoder reads (Windows, eksctl's
+// cloud-config) and for AlwaysWritten.
 func (in *injection) hubSpec(own hub.Kubelet) *hub.Spec {
 	spec := hub.Spec{Cluster: in.cluster}
+	if in.family != FamilyAL2023 && !(in.family == FamilyWindows && in.producer == ProducerEksctl) {
+		spec.Cluster.CIDR = ""
+	}
 	config := map[string]json.RawMessage{}
 	for k, v := range own.Config {
 		config[k] = v
@@ -186,7 +191,8 @@ func (in *injection) hubSpec(own hub.Kubelet) *hub.Spec {
 	if in.maxPods > 0 {
 		config["maxPods"] = json.RawMessage(strconv.Itoa(int(in.maxPods)))
 	}
-	if in.dns != "" && in.producer != ProducerKarpenter {
+	writesDNS := in.producer != ProducerKarpenter && (in.family != FamilyAL2023 || in.producer == ProducerEksctl)
+	if in.dns != "" && writesDNS {
 		config["clusterDNS"] = mustJSON([]string{in.dns})
 	}
 	labels := in.labels
@@ -201,6 +207,23 @@ func (in *injection) hubSpec(own hub.Kubelet) *hub.Spec {
 	}
 	spec.Kubelet = hub.Kubelet{Config: config, Flags: flags}
 	return &spec
+}
+
+// AlwaysWritten is what the producer's part sets for any node group on
+// family f, with placeholder values: the cluster fields, max pods (for a
+// known instance type), cluster DNS where the part carries it, the
+// producer's own labels and, for Karpenter, taints.
+func AlwaysWritten(f Family, p Producer) hub.Spec {
+	g := v1alpha1.NodeGroup{
+		Metadata: v1alpha1.Metadata{Name: "nodegroup"},
+		Spec: v1alpha1.NodeGroupSpec{
+			Cluster:      v1alpha1.Cluster{Name: "cluster", APIServerEndpoint: "https://cluster.example", CertificateAuthority: []byte("ca"), CIDR: "10.100.0.0/16"},
+			ImageID:      "ami-00000000",
+			InstanceType: "m5.large",
+		},
+	}
+	in := inject(g, f, p)
+	return *in.hubSpec(hub.Kubelet{})
 }
 
 // labelsText is k=v,… in order.

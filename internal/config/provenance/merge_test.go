@@ -183,3 +183,66 @@ func settingsOf(t *testing.T, data []byte) map[string]string {
 	}
 	return out
 }
+
+// TestAlwaysWrittenMatchesParts checks generate.AlwaysWritten against the
+// parts nodeboot can read: every setting it claims the producer writes is
+// in the decoded generated part.
+func TestAlwaysWrittenMatchesParts(t *testing.T) {
+	g := readGroup(t, "minimal.yaml")
+	g.Spec.Cluster.APIServerEndpoint = "https://cluster.example"
+	g.Spec.Cluster.CIDR = "10.100.0.0/16"
+	g.Spec.Cluster.CertificateAuthority = readGroup(t, "nodegroup.yaml").Spec.Cluster.CertificateAuthority
+	g.Spec.InstanceType = "m5.large"
+	for _, f := range []generate.Family{generate.FamilyAL2, generate.FamilyAL2023, generate.FamilyBottlerocket} {
+		for _, p := range []generate.Producer{generate.ProducerEKS, generate.ProducerKarpenter} {
+			t.Run(fmt.Sprintf("%s-%s", f, p), func(t *testing.T) {
+				out, err := generate.Generate(generate.Input{Group: g, Family: f, Producer: p})
+				if err != nil {
+					t.Fatal(err)
+				}
+				gen := out.Parts[len(out.Parts)-1]
+				if f == generate.FamilyBottlerocket && p == generate.ProducerEKS {
+					gen = out.Parts[0]
+				}
+				frags, problems := fragment.Decode(userdata.Document{Source: gen.Source, Format: gen.Format, Data: gen.Body})
+				if problems.HasErrors() || len(frags) != 1 {
+					t.Fatalf("generated part does not decode: %v", problems)
+				}
+				decoded := map[string]bool{}
+				for _, a := range flatten(frags[0].Spec) {
+					decoded[a.key] = true
+				}
+				for _, a := range flatten(generate.AlwaysWritten(f, p)) {
+					if strings.HasPrefix(a.key, labelKeyPrefix) {
+						continue // the placeholder group's name differs
+					}
+					if !decoded[a.key] {
+						t.Errorf("AlwaysWritten claims %s, which the generated part does not set", a.key)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestAlwaysOverridden(t *testing.T) {
+	docs := readUser(t, "karpenter-user.yaml")
+	got := AlwaysOverridden(docs, generate.FamilyAL2023, generate.ProducerKarpenter)
+	fields := map[string]int{}
+	for _, p := range got {
+		fields[p.Field] = p.Position.Line
+	}
+	want := map[string]int{"spec.kubelet.config[maxPods]": 6, "spec.kubelet.config[registerWithTaints]": 8}
+	if !maps.Equal(fields, want) {
+		t.Fatalf("warnings at %v, want %v:\n%v", fields, want, got)
+	}
+	eks := AlwaysOverridden(readUser(t, "eks-user.toml"), generate.FamilyBottlerocket, generate.ProducerEKS)
+	eksFields := map[string]bool{}
+	for _, p := range eks {
+		eksFields[p.Field] = strings.Contains(p.Message, "wins over the value EKS writes")
+	}
+	wantEKS := map[string]bool{"spec.kubelet.config[maxPods]": true, "spec.kubelet.config[clusterDNS]": true, "spec.kubelet.flags[0]": true}
+	if !maps.Equal(eksFields, wantEKS) {
+		t.Fatalf("EKS Bottlerocket: %v", eks)
+	}
+}
