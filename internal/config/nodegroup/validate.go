@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	kubeletapis "k8s.io/kubelet/pkg/apis"
 
 	v1alpha1 "github.com/nodeboot/nodeboot/api/nodegroup/v1alpha1"
 	"github.com/nodeboot/nodeboot/internal/config/legacy/bottlerocket"
@@ -110,25 +109,11 @@ func launchTemplate(lt *v1alpha1.LaunchTemplate, fld *field.Path) field.ErrorLis
 func labels(m map[string]string, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, k := range sortedKeys(m) {
-		if problem := bottlerocket.LabelProblem(k, m[k]); problem != "" {
+		if problem := validate.NodeLabelProblem(k, m[k]); problem != "" {
 			errs = append(errs, field.Invalid(fld.Key(k), m[k], problem))
-			continue
-		}
-		if isKubernetesDomain(k) && !kubeletapis.IsKubeletLabel(k) {
-			errs = append(errs, field.Invalid(fld.Key(k), m[k], "is in the kubernetes.io/k8s.io domain, where a kubelet may only set node.kubernetes.io/…, kubelet.kubernetes.io/… and a few well-known labels; the kubelet would refuse to start"))
 		}
 	}
 	return errs
-}
-
-func isKubernetesDomain(key string) bool {
-	domain, _, ok := strings.Cut(key, "/")
-	if !ok {
-		return false
-	}
-	return slices.ContainsFunc([]string{"kubernetes.io", "k8s.io"}, func(d string) bool {
-		return domain == d || strings.HasSuffix(domain, "."+d)
-	})
 }
 
 var effects = []string{v1alpha1.EffectNoSchedule, v1alpha1.EffectPreferNoSchedule, v1alpha1.EffectNoExecute}
