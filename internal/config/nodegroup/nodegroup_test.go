@@ -80,3 +80,11 @@ func TestReadTransportAndShape(t *testing.T) {
 		})
 	}
 }
+
+// TestExampleIsValid keeps examples/nodegroup.yaml in step with the API.
+func TestExampleIsValid(t *testing.T) {
+	_, problems := Read("file:///examples/nodegroup.yaml", golden.Read(t, "../../../examples/nodegroup.yaml"))
+	if len(problems) > 0 {
+		t.Fatalf("examples/nodegroup.yaml: %v", problems)
+	}
+}
