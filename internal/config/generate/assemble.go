@@ -187,14 +187,14 @@ func assembleBottlerocket(in *injection, ex extras, user []Part) (Output, error)
 		for i := range layers {
 			applied, err := writeTree(KarpenterApplied(trees[i]), false)
 			if err != nil {
-				return Output{}, err
+				return Output{}, fmt.Errorf("%w: %s: %v", ErrUserData, layers[i].Source, err)
 			}
 			layers[i].Applied = applied
 		}
 	}
 	final, err := mergeBottlerocket(in, gen, trees)
 	if err != nil {
-		return Output{}, err
+		return Output{}, fmt.Errorf("%w: the merged settings cannot be written: %v", ErrUserData, err)
 	}
 	parts := append(layers, genPart)
 	if in.producer == ProducerEKS {

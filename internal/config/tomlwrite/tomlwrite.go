@@ -11,6 +11,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/nodeboot/nodeboot/internal/config/legacy/bottlerocket"
 )
@@ -175,8 +178,9 @@ func dottedKey(path []string, literal bool) string {
 	return strings.Join(parts, ".")
 }
 
-// Value renders a scalar or an array of scalars. With literal, a string
-// without ' or control characters is written as a literal string.
+// Value renders a scalar or an array of scalars (dates and times as
+// go-toml decodes them included). With literal, a string without ' or
+// control characters is written as a literal string.
 func Value(v any, literal bool) (string, error) {
 	switch x := v.(type) {
 	case string:
@@ -199,6 +203,10 @@ func Value(v any, literal bool) (string, error) {
 			s += ".0"
 		}
 		return s, nil
+	case time.Time:
+		return x.Format(time.RFC3339Nano), nil
+	case toml.LocalDate, toml.LocalTime, toml.LocalDateTime:
+		return fmt.Sprint(x), nil
 	case []any:
 		items := make([]string, len(x))
 		for i, item := range x {

@@ -1,6 +1,11 @@
 package tomlwrite
 
-import "testing"
+import (
+	"testing"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+)
 
 func TestTOMLValue(t *testing.T) {
 	tests := []struct {
@@ -13,6 +18,8 @@ func TestTOMLValue(t *testing.T) {
 		{name: "fraction", in: 0.9, want: "0.9"},
 		{name: "integer", in: int64(-3), want: "-3"},
 		{name: "array", in: []any{"a", int64(1), true}, want: `["a", 1, true]`},
+		{name: "offset date-time", in: time.Date(1979, 5, 27, 7, 32, 0, 0, time.UTC), want: "1979-05-27T07:32:00Z"},
+		{name: "local date", in: toml.LocalDate{Year: 1979, Month: 5, Day: 27}, want: "1979-05-27"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
