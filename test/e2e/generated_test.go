@@ -49,9 +49,7 @@ spec:
   kubelet:
     config:
 {{- template "kubeletCgroupQuirks" .}}
-      # Serve on loopback only; the node name resolves to 127.0.0.1.
-      address: 127.0.0.1
-      healthzBindAddress: 127.0.0.1
+{{- template "loopbackServing" .}}
 {{- template "containerdQuirks" .}}
 `))
 

@@ -3,6 +3,7 @@ package generate
 import (
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -76,7 +77,7 @@ func bottlerocketSettings(in *injection, own hub.Kubelet) *tomlwrite.Table {
 // Bottlerocket setting (and, for Karpenter, one its model has); the
 // others are noted.
 func kubeletSettings(in *injection, own hub.Kubelet, k8s *tomlwrite.Table) {
-	for _, key := range sortedKeys(own.Config) {
+	for _, key := range slices.Sorted(maps.Keys(own.Config)) {
 		s, ok := bottlerocket.ConfigSettingFor(key)
 		if !ok {
 			in.notes.add("spec.kubelet.config[%s]: Bottlerocket has no setting for it; left out", key)
@@ -169,7 +170,7 @@ func karpenterMerge(in *injection, gen *tomlwrite.Table, user map[string]any) ([
 		case s.key == "node-labels":
 			labels := tomlwrite.NewTable()
 			if m, ok := userK8s[s.key].(map[string]any); ok {
-				for _, k := range sortedKeys(m) {
+				for _, k := range slices.Sorted(maps.Keys(m)) {
 					labels.Set(k, m[k])
 				}
 			}
@@ -195,7 +196,7 @@ func karpenterMerge(in *injection, gen *tomlwrite.Table, user map[string]any) ([
 			}
 		}
 	}
-	for _, key := range sortedKeys(userK8s) {
+	for _, key := range slices.Sorted(maps.Keys(userK8s)) {
 		if _, known := KarpenterBottlerocketKind(key); !known {
 			in.notes.add("settings.kubernetes.%s: Karpenter's Bottlerocket model has no such setting and drops it", bottlerocket.QuoteKey(key))
 		}
@@ -203,7 +204,7 @@ func karpenterMerge(in *injection, gen *tomlwrite.Table, user map[string]any) ([
 	root := tomlwrite.NewTable()
 	settings := root.Table("settings")
 	userSettings, _ := lookupTable(user, "settings")
-	sections := append(sortedKeys(userSettings), "kubernetes")
+	sections := append(slices.Sorted(maps.Keys(userSettings)), "kubernetes")
 	slices.Sort(sections)
 	for _, name := range slices.Compact(sections) {
 		if name == "kubernetes" {
@@ -218,7 +219,7 @@ func karpenterMerge(in *injection, gen *tomlwrite.Table, user map[string]any) ([
 			in.notes.add("settings.autoscaling.should-wait: Karpenter sets it to false (its nodes join no Auto Scaling group)")
 		}
 	}
-	for _, key := range sortedKeys(user) {
+	for _, key := range slices.Sorted(maps.Keys(user)) {
 		if key != "settings" {
 			in.notes.add("%s: Bottlerocket only reads the settings table; Karpenter drops it", bottlerocket.QuoteKey(key))
 		}
@@ -283,7 +284,7 @@ func deepMerge(dst, src map[string]any) {
 
 // overlay sets every leaf of src into t (sub-tables created as needed).
 func overlay(t *tomlwrite.Table, src map[string]any) {
-	for _, k := range sortedKeys(src) {
+	for _, k := range slices.Sorted(maps.Keys(src)) {
 		if sm, ok := src[k].(map[string]any); ok {
 			if v, ok := t.Get(k); ok {
 				if _, isTable := v.(*tomlwrite.Table); !isTable {
@@ -301,7 +302,7 @@ func overlay(t *tomlwrite.Table, src map[string]any) {
 // writeTree writes a decoded TOML tree in table form, keys sorted.
 func writeTree(tree map[string]any, dotted bool) ([]byte, error) {
 	root := tomlwrite.NewTable()
-	for _, k := range sortedKeys(tree) {
+	for _, k := range slices.Sorted(maps.Keys(tree)) {
 		root.Set(k, tree[k])
 	}
 	if dotted {

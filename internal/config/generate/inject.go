@@ -3,6 +3,7 @@ package generate
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,7 +112,7 @@ func producerLabels(g v1alpha1.NodeGroup, f Family, p Producer, n *notes) []labe
 		taken[l.key] = true
 	}
 	user := make([]label, 0, len(spec.Labels))
-	for _, k := range sortedKeys(spec.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(spec.Labels)) {
 		if taken[k] {
 			n.add("spec.labels[%s]: %s writes this label itself; its value wins", k, p.Name())
 			continue
@@ -248,13 +249,4 @@ func taintsText(ts []v1alpha1.Taint, p Producer) string {
 		}
 	}
 	return strings.Join(parts, ",")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

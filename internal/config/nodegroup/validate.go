@@ -2,6 +2,7 @@ package nodegroup
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -108,7 +109,7 @@ func launchTemplate(lt *v1alpha1.LaunchTemplate, fld *field.Path) field.ErrorLis
 // labels applies the kubelet's checks on --node-labels.
 func labels(m map[string]string, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if problem := validate.NodeLabelProblem(k, m[k]); problem != "" {
 			errs = append(errs, field.Invalid(fld.Key(k), m[k], problem))
 		}
@@ -157,7 +158,7 @@ func maxPods(m v1alpha1.MaxPods, fld *field.Path) field.ErrorList {
 // kubeletExtras refuses kubelet settings that have their own NodeGroup field.
 func kubeletExtras(k v1alpha1.Kubelet, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, key := range sortedKeys(k.Config) {
+	for _, key := range slices.Sorted(maps.Keys(k.Config)) {
 		if use, ok := dedicatedKubeletFields[key]; ok {
 			errs = append(errs, field.Forbidden(fld.Child("config").Key(key), "set "+use+" instead: the producers write this setting themselves"))
 		}
@@ -169,13 +170,4 @@ func kubeletExtras(k v1alpha1.Kubelet, fld *field.Path) field.ErrorList {
 		}
 	}
 	return errs
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -1,6 +1,8 @@
 package nodegroup
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
@@ -17,7 +19,7 @@ func warnings(d Decoded) diag.List {
 	warn := func(path, format string, args ...any) {
 		out.Warnf(d.Source, path, d.Positions.Lookup(path), format, args...)
 	}
-	for _, k := range sortedKeys(spec.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(spec.Labels)) {
 		domain, _, _ := strings.Cut(k, "/")
 		for _, owned := range ProducerDomains {
 			if domain == owned {

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,7 +63,7 @@ func flatten(spec hub.Spec) []assignment {
 	}
 	out = append(out, containerd(spec.Containerd)...)
 	out = append(out, instance(spec.Instance)...)
-	for _, g := range sortedKeys(spec.FeatureGates) {
+	for _, g := range slices.Sorted(maps.Keys(spec.FeatureGates)) {
 		add("featureGates["+g+"]", strconv.FormatBool(spec.FeatureGates[g]), "spec.featureGates["+g+"]")
 	}
 	out = append(out, identity(spec.Identity)...)
@@ -73,7 +75,7 @@ func flatten(spec hub.Spec) []assignment {
 // key by key); registerWithTaints is the taint list.
 func kubeletConfig(config map[string]json.RawMessage) []assignment {
 	var out []assignment
-	for _, key := range sortedKeys(config) {
+	for _, key := range slices.Sorted(maps.Keys(config)) {
 		path := "spec.kubelet.config[" + key + "]"
 		if key == "registerWithTaints" {
 			out = append(out, assignment{key: KeyTaints, value: taintsOfConfig(config[key]), path: path})
@@ -97,7 +99,7 @@ func leaves(key, path string, v any) []assignment {
 		return []assignment{{key: key, value: valueText(v), path: path}}
 	}
 	var out []assignment
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		out = append(out, leaves(key+"["+k+"]", path+"["+k+"]", m[k])...)
 	}
 	return out
@@ -152,7 +154,7 @@ func kubeletFlag(arg, path string) []assignment {
 		}
 		if m, err := convert.FlagPairs(name, value); err == nil {
 			var out []assignment
-			for _, k := range sortedKeys(m) {
+			for _, k := range slices.Sorted(maps.Keys(m)) {
 				out = append(out, assignment{key: "kubelet." + field + "[" + k + "]", value: m[k], flag: true, path: path})
 			}
 			return out
@@ -180,7 +182,7 @@ func containerd(c hub.Containerd) []assignment {
 			out = append(out, leaves("containerd.config", "spec.containerd.config", tree)...)
 		}
 	}
-	for _, key := range sortedKeys(c.BaseRuntimeSpec) {
+	for _, key := range slices.Sorted(maps.Keys(c.BaseRuntimeSpec)) {
 		var v any
 		if json.Unmarshal(c.BaseRuntimeSpec[key], &v) == nil {
 			p := "spec.containerd.baseRuntimeSpec[" + key + "]"
@@ -192,8 +194,8 @@ func containerd(c hub.Containerd) []assignment {
 
 func instance(in hub.Instance) []assignment {
 	var out []assignment
-	for _, svc := range sortedKeys(in.Environment) {
-		for _, k := range sortedKeys(in.Environment[svc]) {
+	for _, svc := range slices.Sorted(maps.Keys(in.Environment)) {
+		for _, k := range slices.Sorted(maps.Keys(in.Environment[svc])) {
 			p := "spec.instance.environment[" + svc + "][" + k + "]"
 			out = append(out, assignment{key: "instance.environment[" + svc + "][" + k + "]", value: in.Environment[svc][k], path: p})
 		}
@@ -223,7 +225,7 @@ func identity(id hub.Identity) []assignment {
 	add("mode", id.Mode)
 	add("exec.command", id.Exec.Command)
 	add("exec.args", strings.Join(id.Exec.Args, " "))
-	for _, k := range sortedKeys(id.Exec.Env) {
+	for _, k := range slices.Sorted(maps.Keys(id.Exec.Env)) {
 		add("exec.env["+k+"]", id.Exec.Env[k])
 	}
 	if id.BootstrapToken.Token != "" {
@@ -260,13 +262,4 @@ func abbreviate(s string) string {
 		return s
 	}
 	return s[:keep] + fmt.Sprintf("… (%d characters)", len(s))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

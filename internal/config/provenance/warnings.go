@@ -2,6 +2,8 @@ package provenance
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -114,7 +116,7 @@ func karpenterDrops(part generate.Part) diag.List {
 	k8s, _ := settings["kubernetes"].(map[string]any)
 	positions := bottlerocket.KeyPositions(part.Body, part.Source.Line)
 	var out diag.List
-	for _, key := range sortedKeys(k8s) {
+	for _, key := range slices.Sorted(maps.Keys(k8s)) {
 		if _, ok := generate.KarpenterBottlerocketKind(key); ok {
 			continue
 		}

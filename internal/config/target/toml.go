@@ -2,6 +2,7 @@ package target
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -37,7 +38,7 @@ func karpenterModel(d userdata.Document) diag.List {
 	k8s, _ := settings["kubernetes"].(map[string]any)
 	positions := bottlerocket.KeyPositions(d.Data, d.Source.Line)
 	var out diag.List
-	for _, key := range sortedKeys(k8s) {
+	for _, key := range slices.Sorted(maps.Keys(k8s)) {
 		path := "settings.kubernetes." + bottlerocket.QuoteKey(key)
 		kind, known := generate.KarpenterBottlerocketKind(key)
 		switch {
@@ -169,12 +170,3 @@ func kindName(k unstable.Kind) string {
 }
 
 func containsAny(s, chars string) bool { return strings.ContainsAny(s, chars) }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}

@@ -7,8 +7,9 @@ package tomlwrite
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,7 +36,7 @@ func (t *Table) Set(key string, v any) {
 	switch x := v.(type) {
 	case map[string]any:
 		sub := NewTable()
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			sub.Set(k, x[k])
 		}
 		v = sub
@@ -229,13 +230,4 @@ func isLiteralSafe(s string) bool {
 		}
 	}
 	return true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
