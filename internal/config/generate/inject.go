@@ -45,7 +45,6 @@ type label struct{ key, value string }
 type injection struct {
 	producer Producer
 	family   Family
-	group    string
 	spec     v1alpha1.NodeGroupSpec
 	cluster  hub.Cluster
 	// dns is the cluster DNS address from the service CIDR; "" when
@@ -65,16 +64,16 @@ func (n *notes) add(format string, args ...any) { *n = append(*n, fmt.Sprintf(fo
 // inject works out what the producer writes for the group.
 func inject(g v1alpha1.NodeGroup, f Family, p Producer) injection {
 	spec := g.Spec
-	in := injection{producer: p, family: f, group: g.Metadata.Name, spec: spec, cluster: nodegroup.Hub(spec).Cluster}
+	in := injection{producer: p, family: f, spec: spec, cluster: nodegroup.Hub(spec).Cluster}
 	if spec.Cluster.CIDR != "" {
 		if dns, err := kubelet.ClusterDNS(spec.Cluster.CIDR, nil); err == nil {
 			in.dns = dns
 		}
 	}
 	if spec.Cluster.APIServerEndpoint == "" || len(spec.Cluster.CertificateAuthority) == 0 {
-		in.notes.add("spec.cluster: only the name is given, so the user data has no API server endpoint or CA; %s always writes them, and nodeboot (or bootstrap.sh, Start-EKSBootstrap.ps1) looks them up with eks:DescribeCluster at boot", p.Name())
+		in.notes.add("spec.cluster: without the API server endpoint and CA the user data leaves them out; %s always writes them, and nodeboot (or bootstrap.sh, Start-EKSBootstrap.ps1) looks them up with eks:DescribeCluster at boot", p.Name())
 	}
-	in.labels = producerLabels(g, f, p, &in.notes)
+	in.labels = producerLabels(g, p, &in.notes)
 	in.taints = append([]v1alpha1.Taint(nil), spec.Taints...)
 	if p == ProducerKarpenter {
 		in.taints = append(in.taints, v1alpha1.Taint{Key: TaintKarpenterUnregistered, Effect: v1alpha1.EffectNoExecute})
@@ -86,7 +85,7 @@ func inject(g v1alpha1.NodeGroup, f Family, p Producer) injection {
 // producerLabels returns the producer's labels and the group's, in the
 // order the producer writes them; a group label the producer also writes
 // is dropped (the producer's wins) with a note.
-func producerLabels(g v1alpha1.NodeGroup, f Family, p Producer, n *notes) []label {
+func producerLabels(g v1alpha1.NodeGroup, p Producer, n *notes) []label {
 	spec := g.Spec
 	capacity := nodegroup.CapacityType(spec)
 	lower := strings.ToLower(strings.ReplaceAll(capacity, "_", "-"))
