@@ -12,6 +12,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/config/userdata"
 	"github.com/nodeboot/nodeboot/internal/node/agent"
 	"github.com/nodeboot/nodeboot/internal/version"
 )
@@ -90,6 +92,10 @@ func dispatch(ctx context.Context, inv Invocation, env Env, log *slog.Logger) er
 		return runBootstrapSh(ctx, inv, env, log)
 	case CmdRollout:
 		return execRollout(inv.Args, env)
+	case CmdUserDataGenerate:
+		return runUserDataGenerate(inv, env)
+	case CmdUserDataMerge:
+		return runUserDataMerge(inv, env)
 	case CmdInit:
 		a := newAgent(inv, env, log)
 		return a.Init(ctx, agent.InitOptions{
@@ -102,9 +108,21 @@ func dispatch(ctx context.Context, inv Invocation, env Env, log *slog.Logger) er
 }
 
 func check(ctx context.Context, inv Invocation, env Env, log *slog.Logger) error {
-	rep, err := newAgent(inv, env, log).Check(ctx, inv.Sources)
+	var opts []agent.CheckOption
+	var targetErr error
+	if inv.UserData.Target != "" {
+		opts = append(opts, agent.WithChecker(func(docs []userdata.Document) diag.List {
+			ps, err := targetProblems(inv, docs, env.Stderr)
+			targetErr = err
+			return ps
+		}), agent.Supplied(suppliedByTarget(inv.UserData.Target)...))
+	}
+	rep, err := newAgent(inv, env, log).Check(ctx, inv.Sources, opts...)
 	if err != nil {
 		return err
+	}
+	if targetErr != nil {
+		return targetErr
 	}
 	if inv.Output == "json" {
 		if err := writeJSON(env.Stdout, rep); err != nil {

@@ -58,8 +58,12 @@ type Invocation struct {
 	Args []string
 	// To and From are convert's target and source formats.
 	To, From string
-	// Strict makes convert fail when a setting cannot be expressed.
+	// Strict makes convert fail when a setting cannot be expressed, and
+	// userdata merge when a user setting is overridden.
 	Strict bool
+	// UserData holds the userdata commands' and config check --target's
+	// options (userdata.go).
+	UserData UserDataOptions
 }
 
 // Skips reports whether phase was skipped.
@@ -87,6 +91,8 @@ func Parse(args []string) (Invocation, error) {
 	case "rollout":
 		// Everything after "rollout" belongs to nodeboot-rollout.
 		return Invocation{Command: CmdRollout, Args: args[1:]}, nil
+	case "userdata":
+		return parseUserData(args[1:])
 	case "version", "--version":
 		if len(args) > 1 {
 			return Invocation{}, fmt.Errorf("%w: version takes no arguments, got %q", ErrUsage, args[1:])
@@ -187,8 +193,13 @@ func parseConfig(args []string) (Invocation, error) {
 	if inv.Command == CmdConfigDump {
 		fs.StringVar(&inv.Cache, "config-cache", "", "cache of the resolved config")
 		fs.StringVar(&inv.OutputPath, "config-output", "", "write to this file instead of stdout (nodeadm compatibility)")
+	} else {
+		addTargetFlags(&inv, fs)
 	}
 	if err := finish(fs, &inv, args[1:]); err != nil {
+		return inv, err
+	}
+	if err := checkTargetFlags(inv.UserData); err != nil {
 		return inv, err
 	}
 	if !slices.Contains(formats, inv.Output) {
@@ -253,10 +264,15 @@ const Usage = `nodeboot — turns EC2 user data into a configured Kubernetes nod
 Usage:
   nodeboot init   [-c|--config-source URI]... [--config-cache PATH] [-s|--skip config|run]... [-d|--daemon NAME]... [--root DIR]
   nodeboot config check [-c URI]... [--root DIR] [-o text|json]
+        [--target eks-managed|karpenter|self-managed --family F [--node-group NODEGROUP.yaml]]
   nodeboot config dump  [-c URI]... [--root DIR] [-o yaml|json]
   nodeboot convert --to nodeconfig|bootstrap-sh|bottlerocket|windows [--from auto] [--strict] FILE
   nodeboot bootstrap-sh [--root DIR] [--skip run] -- CLUSTER [bootstrap.sh flags...]
   nodeboot rollout plan|start|status|pause|resume|abort|controller ...   (runs nodeboot-rollout)
+  nodeboot userdata generate -f NODEGROUP.yaml --family al2|al2023|bottlerocket|windows
+        [--as eks|eksctl|karpenter] [--user-data FILE]...
+  nodeboot userdata merge -f NODEGROUP.yaml --family F [--as eks|karpenter] [--strict]
+        [-o text|json] [--user-data-out FILE] USER_PART...
   nodeboot version
 
 Config sources (merged in order, later wins): imds://user-data (default),

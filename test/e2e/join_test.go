@@ -41,6 +41,11 @@ type joinScenario struct {
 	// cluster name only: endpoint, CA and service CIDR come from
 	// eks:DescribeCluster, which throttles and fails before it answers.
 	bootstrapSh bool
+	// generated names the AMI family whose user data `nodeboot userdata
+	// generate --as eks` writes from a NodeGroup (generated_test.go).
+	generated string
+	// wantMaxPods is the max pods the generated user data must give.
+	wantMaxPods int32
 }
 
 var joinScenarios = []joinScenario{
@@ -73,6 +78,33 @@ var joinScenarios = []joinScenario{
 			"nodeboot.io/e2e": "al2-bootstrap-sh", "team": "red",
 		},
 		taints: []corev1.Taint{{Key: "nodeboot.io/e2e", Value: "al2", Effect: corev1.TaintEffectPreferNoSchedule}},
+	},
+	{
+		name:         "generated-al2023",
+		apiVersion:   "node.eks.aws/v1alpha1",
+		generated:    "al2023",
+		instanceID:   "i-0e2e00000000000d4",
+		instanceType: "m5.xlarge",
+		wantMaxPods:  58,
+		// EKS's labels (generated), plus the node group's.
+		labels: map[string]string{
+			"eks.amazonaws.com/nodegroup": "al2023-generated", "eks.amazonaws.com/capacityType": "ON_DEMAND",
+			"eks.amazonaws.com/nodegroup-image": generatedImage, "nodeboot.io/e2e": "generated-al2023", "team": "yellow",
+		},
+		taints: []corev1.Taint{{Key: "nodeboot.io/e2e", Value: "gen2023", Effect: corev1.TaintEffectNoSchedule}},
+	},
+	{
+		name:         "generated-al2",
+		apiVersion:   "node.eks.aws/v1alpha1",
+		generated:    "al2",
+		instanceID:   "i-0e2e00000000000e5",
+		instanceType: "t3.medium",
+		wantMaxPods:  17,
+		labels: map[string]string{
+			"eks.amazonaws.com/nodegroup": "al2-generated", "eks.amazonaws.com/capacityType": "ON_DEMAND",
+			"eks.amazonaws.com/nodegroup-image": generatedImage, "nodeboot.io/e2e": "generated-al2", "team": "purple",
+		},
+		taints: []corev1.Taint{{Key: "nodeboot.io/e2e", Value: "gen2", Effect: corev1.TaintEffectNoExecute}},
 	},
 }
 
@@ -150,8 +182,13 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, inv *cloudInventory, host h
 		in.Server, in.CIDR, in.CAPEM = c.server, serviceCIDR, c.ca.certPEM
 	}
 	render := renderUserData
-	if sc.bootstrapSh {
+	switch {
+	case sc.bootstrapSh:
 		render = renderAL2UserData
+	case sc.generated != "":
+		render = func(in userDataInput) ([]byte, error) {
+			return renderGeneratedUserData(agentBin, filepath.Join(env.workDir, "nodegroup-"+sc.name), sc, in)
+		}
 	}
 	userData, err := render(in)
 	if err != nil {
@@ -185,6 +222,9 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, inv *cloudInventory, host h
 
 	n := joinNode(t, c, nodeSetup{env: env, host: host, name: nodeName, agent: agent, kubeletPath: shimDir, awsLog: awsLog})
 	sr.MaxPods = n.rendered.config.MaxPods
+	if sc.wantMaxPods != 0 && sr.MaxPods != sc.wantMaxPods {
+		t.Errorf("rendered maxPods = %d, want %d (the generated user data's value for %s)", sr.MaxPods, sc.wantMaxPods, sc.instanceType)
+	}
 	if err := waitUntil(ctx, "serving CSR issued", 30*time.Second, 50*time.Millisecond, []*process{n.kubelet, c.approver},
 		func(context.Context) (bool, string, error) {
 			_, ok := n.tl.at(msServingIssued)

@@ -42,6 +42,11 @@ const hostTemplates = `
       # This VM's kernel sysctls differ from the kubelet's defaults.
       protectKernelDefaults: false
 {{- end}}
+{{- define "loopbackServing"}}
+      # Serve on loopback only; the node name resolves to 127.0.0.1.
+      address: 127.0.0.1
+      healthzBindAddress: 127.0.0.1
+{{- end}}
 {{- define "containerdQuirks"}}
   containerd:
     config: |
@@ -99,9 +104,7 @@ spec:
   kubelet:
     config:
 {{- template "kubeletCgroupQuirks" .}}
-      # Serve on loopback only; the node name resolves to 127.0.0.1.
-      address: 127.0.0.1
-      healthzBindAddress: 127.0.0.1
+{{- template "loopbackServing" .}}
     flags:
       - --node-labels={{.Labels}}
       - --register-with-taints={{.Taints}}

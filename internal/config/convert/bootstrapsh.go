@@ -67,7 +67,7 @@ func BootstrapSh(spec hub.Spec) ([]byte, []string, error) {
 	var b strings.Builder
 	b.WriteString("#!/bin/bash\nset -ex\n")
 	b.WriteString(bootstrapScript + " " + strings.Join(args, " \\\n  ") + "\n")
-	return mimeDocument(contentTypeShell, []byte(b.String())), n, nil
+	return mimeDocument(ContentTypeShell, []byte(b.String())), n, nil
 }
 
 // serviceCIDRFlag picks the bootstrap.sh option for a service CIDR.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 	"github.com/nodeboot/nodeboot/internal/config/legacy/bottlerocket"
+	"github.com/nodeboot/nodeboot/internal/config/tomlwrite"
 	"github.com/nodeboot/nodeboot/internal/node/render/kubelet"
 )
 
@@ -28,28 +29,28 @@ func Bottlerocket(spec hub.Spec) ([]byte, []string, error) {
 	if problem := bottlerocket.ClusterNameProblem(spec.Cluster.Name); problem != "" {
 		return nil, nil, fmt.Errorf("%w: spec.cluster.name %q %s", ErrUnrepresentable, spec.Cluster.Name, problem)
 	}
-	e := brEmitter{k8s: newTOMLTable(), root: newTOMLTable()}
+	e := brEmitter{k8s: tomlwrite.NewTable(), root: tomlwrite.NewTable()}
 	e.cluster(spec.Cluster, spec.Kubelet.Config)
 	e.identity(spec.Identity)
 	// Reserve the label and taint tables' places so they come first among
 	// the sub-tables; empty tables are not written.
-	e.k8s.table("node-labels")
-	e.k8s.table("node-taints")
+	e.k8s.Table("node-labels")
+	e.k8s.Table("node-taints")
 	e.featureGates(spec.FeatureGates)
 	e.kubeletConfig(spec.Kubelet.Config)
 	e.kubeletFlags(spec.Kubelet.Flags)
 	e.kubeletRest(spec.Kubelet)
 	e.instance(spec.Instance)
 	e.otherNotes(spec)
-	settings := e.root.table("settings")
-	settings.set("kubernetes", e.k8s)
+	settings := e.root.Table("settings")
+	settings.Set("kubernetes", e.k8s)
 	if e.network != nil {
-		settings.set("network", e.network)
+		settings.Set("network", e.network)
 	}
 	if e.dns != nil {
-		settings.set("dns", e.dns)
+		settings.Set("dns", e.dns)
 	}
-	text, err := writeTOML(e.root)
+	text, err := tomlwrite.Write(e.root)
 	if err != nil {
 		return nil, e.notes, err
 	}
@@ -58,8 +59,8 @@ func Bottlerocket(spec hub.Spec) ([]byte, []string, error) {
 
 // brEmitter builds the settings of one Bottlerocket conversion.
 type brEmitter struct {
-	root, k8s    *tomlTable
-	network, dns *tomlTable
+	root, k8s    *tomlwrite.Table
+	network, dns *tomlwrite.Table
 	notes        notes
 	// fromConfig maps settings keys set from kubelet config to that path,
 	// so that a flag overriding one can say so.
@@ -67,12 +68,12 @@ type brEmitter struct {
 }
 
 func (e *brEmitter) cluster(c hub.Cluster, config map[string]json.RawMessage) {
-	e.k8s.set("cluster-name", c.Name)
+	e.k8s.Set("cluster-name", c.Name)
 	if c.APIServerEndpoint != "" {
-		e.k8s.set("api-server", c.APIServerEndpoint)
+		e.k8s.Set("api-server", c.APIServerEndpoint)
 	}
 	if len(c.CertificateAuthority) > 0 {
-		e.k8s.set("cluster-certificate", base64.StdEncoding.EncodeToString(c.CertificateAuthority))
+		e.k8s.Set("cluster-certificate", base64.StdEncoding.EncodeToString(c.CertificateAuthority))
 	}
 	if c.CIDR != "" {
 		e.serviceCIDR(c.CIDR, config)
@@ -100,7 +101,7 @@ func (e *brEmitter) serviceCIDR(cidr string, config map[string]json.RawMessage) 
 		e.notes.add("spec.cluster.cidr", "Bottlerocket has no service CIDR setting, and no cluster DNS address can be derived from it: %v", err)
 		return
 	}
-	e.k8s.set("cluster-dns-ip", dns)
+	e.k8s.Set("cluster-dns-ip", dns)
 	e.notes.add("spec.cluster.cidr", "Bottlerocket has no service CIDR setting; written as cluster-dns-ip = %q, derived from it", dns)
 }
 
@@ -117,12 +118,12 @@ func dnsMatchesFamily(config map[string]json.RawMessage, family string) bool {
 func (e *brEmitter) identity(id hub.Identity) {
 	switch id.Mode {
 	case hub.IdentityBootstrapToken:
-		e.k8s.set("authentication-mode", "tls")
+		e.k8s.Set("authentication-mode", "tls")
 		if id.BootstrapToken.Token != "" {
-			e.k8s.set("bootstrap-token", id.BootstrapToken.Token)
+			e.k8s.Set("bootstrap-token", id.BootstrapToken.Token)
 		}
 	case hub.IdentityExecCredential:
-		e.k8s.set("authentication-mode", "aws")
+		e.k8s.Set("authentication-mode", "aws")
 	}
 	if len(id.BootstrapToken.CACertHashes) > 0 || id.BootstrapToken.UnsafeSkipCAVerification {
 		e.notes.add("spec.identity.bootstrapToken", "Bottlerocket cannot read the CA from cluster-info; it needs cluster-certificate")
@@ -139,9 +140,9 @@ func (e *brEmitter) featureGates(gates map[string]bool) {
 	for _, gate := range sortedKeys(gates) {
 		switch {
 		case gate == bottlerocket.FeatureInstanceIDNodeName && gates[gate]:
-			e.k8s.set("hostname-override-source", "instance-id")
+			e.k8s.Set("hostname-override-source", "instance-id")
 		case gate == bottlerocket.FeatureInstanceIDNodeName:
-			e.k8s.set("hostname-override-source", "private-dns-name")
+			e.k8s.Set("hostname-override-source", "private-dns-name")
 		case gates[gate]:
 			e.notes.add("spec.featureGates["+gate+"]", "Bottlerocket has no equivalent; it behaves as if the gate were off")
 		}
@@ -179,7 +180,7 @@ func (e *brEmitter) configSetting(path, key string, raw json.RawMessage) (string
 		e.notes.add(path, "cannot be written as settings.kubernetes.%s: %v", s.Key, err)
 		return "", false
 	}
-	e.k8s.set(s.Key, v)
+	e.k8s.Set(s.Key, v)
 	return s.Key, true
 }
 
@@ -214,7 +215,7 @@ func (e *brEmitter) setTaints(path string, taints []taint) {
 			table[key] = values
 		}
 	}
-	e.k8s.set("node-taints", table)
+	e.k8s.Set("node-taints", table)
 }
 
 // kubeletFlags maps flags to settings; later flags win, as in the kubelet.
@@ -232,7 +233,7 @@ func (e *brEmitter) kubeletFlags(flags []string) {
 		}
 	}
 	if len(labels) > 0 {
-		e.k8s.set("node-labels", labels)
+		e.k8s.Set("node-labels", labels)
 	}
 }
 
@@ -264,20 +265,20 @@ func (e *brEmitter) flag(path string, f kubeletFlag, labels map[string]any) erro
 		if problem := bottlerocket.NodeIPProblem(f.value); problem != "" {
 			return fmt.Errorf("--node-ip %q %s", f.value, problem)
 		}
-		e.k8s.set(f.name, f.value)
+		e.k8s.Set(f.name, f.value)
 		return nil
 	case "hostname-override":
 		if problem := bottlerocket.HostnameProblem(f.value); problem != "" {
 			return fmt.Errorf("--hostname-override %q %s", f.value, problem)
 		}
-		e.k8s.set(f.name, f.value)
+		e.k8s.Set(f.name, f.value)
 		return nil
 	case "v":
 		n, err := parseUint8(f.value)
 		if err != nil {
 			return fmt.Errorf("--v: %w", err)
 		}
-		e.k8s.set("log-level", n)
+		e.k8s.Set("log-level", n)
 		return nil
 	}
 	return e.configFlag(path, f)
@@ -305,7 +306,7 @@ func (e *brEmitter) configFlag(path string, f kubeletFlag) error {
 		return fmt.Errorf("--%s cannot be written as settings.kubernetes.%s: %w", f.name, s.Key, err)
 	}
 	e.overrides(s.Key, path)
-	e.k8s.set(s.Key, v)
+	e.k8s.Set(s.Key, v)
 	return nil
 }
 

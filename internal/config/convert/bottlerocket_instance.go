@@ -7,6 +7,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 	"github.com/nodeboot/nodeboot/internal/config/legacy/bottlerocket"
+	"github.com/nodeboot/nodeboot/internal/config/tomlwrite"
 )
 
 // instance maps the proxy variables and name resolution.
@@ -17,12 +18,12 @@ func (e *brEmitter) instance(in hub.Instance) {
 		}
 	}
 	if len(in.Network.Nameservers) > 0 || len(in.Network.Domains) > 0 {
-		e.dns = newTOMLTable()
+		e.dns = tomlwrite.NewTable()
 		if len(in.Network.Nameservers) > 0 {
-			e.dns.set("name-servers", stringsAny(in.Network.Nameservers))
+			e.dns.Set("name-servers", stringsAny(in.Network.Nameservers))
 		}
 		if len(in.Network.Domains) > 0 {
-			e.dns.set("search-list", stringsAny(in.Network.Domains))
+			e.dns.Set("search-list", stringsAny(in.Network.Domains))
 		}
 	}
 	if !reflect.ValueOf(in.LocalStorage).IsZero() {
@@ -38,13 +39,13 @@ func (e *brEmitter) environment(service, name, value string) {
 		return
 	}
 	if e.network == nil {
-		e.network = newTOMLTable()
+		e.network = tomlwrite.NewTable()
 	}
 	switch name {
 	case bottlerocket.EnvHTTPSProxy:
-		e.network.set("https-proxy", value)
+		e.network.Set("https-proxy", value)
 	case bottlerocket.EnvNoProxy:
-		e.network.set("no-proxy", stringsAny(splitList(value)))
+		e.network.Set("no-proxy", stringsAny(splitList(value)))
 	default:
 		e.notes.add(path, "Bottlerocket only sets the proxy variables (settings.network.https-proxy, no-proxy)")
 	}

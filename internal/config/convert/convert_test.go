@@ -88,28 +88,6 @@ func TestFlagTextProblem(t *testing.T) {
 	}
 }
 
-func TestTOMLValue(t *testing.T) {
-	tests := []struct {
-		name string
-		in   any
-		want string
-	}{
-		{name: "string escapes", in: "a\"b\\c\nd\x01", want: `"a\"b\\c\nd\u0001"`},
-		{name: "whole float", in: 1.0, want: "1.0"},
-		{name: "fraction", in: 0.9, want: "0.9"},
-		{name: "integer", in: int64(-3), want: "-3"},
-		{name: "array", in: []any{"a", int64(1), true}, want: `["a", 1, true]`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := tomlValue(tc.in)
-			if err != nil || got != tc.want {
-				t.Fatalf("tomlValue(%#v) = %s, %v; want %s", tc.in, got, err, tc.want)
-			}
-		})
-	}
-}
-
 func TestKubeletFlagParsing(t *testing.T) {
 	tests := []struct {
 		name, config, text, want string

@@ -18,21 +18,35 @@ import (
 // written, map keys sorted. The document decodes back (userdata.Split,
 // decode.NodeConfig) to the same spec.
 func NodeConfig(spec hub.Spec) ([]byte, []string, error) {
+	body, notes, err := NodeConfigYAML(spec)
+	if err != nil {
+		return nil, notes, err
+	}
+	return mimeDocument(ContentTypeNodeConfig, body), notes, nil
+}
+
+// NodeConfigYAML writes spec as one NodeConfig YAML document, choosing the
+// apiVersion as NodeConfig does.
+func NodeConfigYAML(spec hub.Spec) ([]byte, []string, error) {
 	var n notes
 	apiVersion := nodeConfigAPIVersion(spec, &n)
+	body, err := NodeConfigYAMLAs(apiVersion, spec)
+	return body, n, err
+}
+
+// NodeConfigYAMLAs writes spec as one NodeConfig YAML document of the given
+// apiVersion, whatever it holds: a node.eks.aws/v1alpha1 drop-in may leave
+// the cluster to another document, as nodeadm merges them before checking.
+func NodeConfigYAMLAs(apiVersion string, spec hub.Spec) ([]byte, error) {
 	root := newMapping()
 	root.str("apiVersion", apiVersion)
 	root.str("kind", eksv1alpha1.Kind)
 	specNode, err := nodeConfigSpec(spec)
 	if err != nil {
-		return nil, n, err
+		return nil, err
 	}
 	root.set("spec", specNode.node)
-	body, err := encodeYAML(root.node)
-	if err != nil {
-		return nil, n, err
-	}
-	return mimeDocument(contentTypeNodeConfig, body), n, nil
+	return encodeYAML(root.node)
 }
 
 // nodeConfigAPIVersion picks the group and notes why nodeadm's is not

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/config/userdata"
 	"github.com/nodeboot/nodeboot/internal/config/validate"
 )
 
@@ -30,14 +31,50 @@ type CheckReport struct {
 	Valid    bool     `json:"valid"`
 }
 
+// Checker is an extra check of the documents read (config check
+// --target); its problems are reported with the others.
+type Checker func(docs []userdata.Document) diag.List
+
+// CheckOption extends Check.
+type CheckOption func(*checkOptions)
+
+type checkOptions struct {
+	checkers []Checker
+	supplied map[string]bool
+}
+
+// WithChecker runs c on the documents read.
+func WithChecker(c Checker) CheckOption {
+	return func(o *checkOptions) { o.checkers = append(o.checkers, c) }
+}
+
+// Supplied names fields (spec.cluster.name, …) that something else adds
+// to the user data before a node reads it (EKS's or Karpenter's part):
+// they are not reported missing, nor listed for discovery.
+func Supplied(fields ...string) CheckOption {
+	return func(o *checkOptions) {
+		for _, f := range fields {
+			o.supplied[f] = true
+		}
+	}
+}
+
 // Check reads, decodes, merges and validates without touching AWS APIs or
-// the host (IMDS is read only for an imds:// source).
-func (a *Agent) Check(ctx context.Context, sources []string) (CheckReport, error) {
+// the host (IMDS is read only for an imds:// source), then runs the extra
+// checkers on the documents.
+func (a *Agent) Check(ctx context.Context, sources []string, opts ...CheckOption) (CheckReport, error) {
+	o := checkOptions{supplied: map[string]bool{}}
+	for _, opt := range opts {
+		opt(&o)
+	}
 	in, err := a.Read(ctx, sources)
 	if err != nil {
 		return CheckReport{}, err
 	}
 	rep := CheckReport{Documents: in.DocumentInfos(), Problems: in.Problems}
+	for _, check := range o.checkers {
+		rep.Problems = append(rep.Problems, check(in.Documents)...)
+	}
 	decodeErrors := in.Problems.HasErrors()
 	spec, problems, err := in.Merged()
 	switch {
@@ -51,9 +88,13 @@ func (a *Agent) Check(ctx context.Context, sources []string) (CheckReport, error
 			rep.Problems.Errorf(diag.Source{URI: "merged configuration"}, "", diag.Position{}, "%v", err)
 		}
 	default:
-		rep.Problems = append(rep.Problems, newFields(rep.Problems, problems)...)
+		rep.Problems = append(rep.Problems, newFields(rep.Problems, unsupplied(problems, o.supplied))...)
 		if !decodeErrors {
-			rep.Discover = validate.DiscoveryNeeded(spec)
+			for _, f := range validate.DiscoveryNeeded(spec) {
+				if !o.supplied[f] {
+					rep.Discover = append(rep.Discover, f)
+				}
+			}
 		}
 	}
 	sortProblems(rep.Documents, rep.Problems)
@@ -78,6 +119,17 @@ func sortProblems(docs []DocumentInfo, problems diag.List) {
 			cmp.Compare(a.Position.Line, b.Position.Line),
 			cmp.Compare(a.Position.Column, b.Position.Column))
 	})
+}
+
+// unsupplied drops the problems about supplied fields.
+func unsupplied(problems diag.List, supplied map[string]bool) diag.List {
+	var out diag.List
+	for _, p := range problems {
+		if !supplied[p.Field] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // newFields drops merged-config problems about fields already reported, so

@@ -10,8 +10,8 @@ import (
 
 	"github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/internal/aws/imds"
-	"github.com/nodeboot/nodeboot/internal/config/decode"
 	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/config/fragment"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 	"github.com/nodeboot/nodeboot/internal/config/merge"
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
@@ -22,13 +22,7 @@ import (
 var ErrNoConfig = errors.New("no node configuration found")
 
 // Fragment is one decoded document's contribution to the config.
-type Fragment struct {
-	Spec      hub.Spec
-	Source    diag.Source
-	Positions diag.Positions
-	// APIVersion is the NodeConfig apiVersion, empty for other formats.
-	APIVersion string
-}
+type Fragment = fragment.Fragment
 
 // Input is everything read from the config sources.
 type Input struct {
@@ -59,20 +53,8 @@ func (a *Agent) Read(ctx context.Context, sources []string) (Input, error) {
 	return in, nil
 }
 
-// DecodeDocument dispatches on the document's format.
-func DecodeDocument(doc userdata.Document) ([]Fragment, diag.List) {
-	switch doc.Format {
-	case userdata.FormatNodeConfig:
-		decoded, problems := decode.NodeConfig(doc)
-		frags := make([]Fragment, 0, len(decoded))
-		for _, d := range decoded {
-			frags = append(frags, Fragment{Spec: d.Spec, Source: d.Source, Positions: d.Positions, APIVersion: d.APIVersion})
-		}
-		return frags, problems
-	default:
-		return decodeLegacy(doc)
-	}
-}
+// DecodeDocument dispatches on the document's format (see package fragment).
+func DecodeDocument(doc userdata.Document) ([]Fragment, diag.List) { return fragment.Decode(doc) }
 
 // Merged merges the fragments and validates the result. Problems found in
 // the merged config have no single source; they name the field.

@@ -1,0 +1,58 @@
+// Package fragment decodes one user-data document, whatever its format,
+// into the hub specs it contributes: NodeConfig YAML or JSON (one fragment
+// per YAML document), a shell script's /etc/eks/bootstrap.sh call, or
+// Bottlerocket TOML settings. Formats that are not node configuration
+// (cloud-config, other MIME parts, shell scripts without a bootstrap.sh
+// call) contribute nothing.
+package fragment
+
+import (
+	"github.com/nodeboot/nodeboot/internal/config/decode"
+	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/legacy/bootstrapsh"
+	"github.com/nodeboot/nodeboot/internal/config/legacy/bottlerocket"
+	"github.com/nodeboot/nodeboot/internal/config/userdata"
+)
+
+// Formats a document is reported as once decoded.
+const (
+	FormatBootstrapSh  = "bootstrap.sh"
+	FormatBottlerocket = "bottlerocket"
+)
+
+// Fragment is one decoded document's contribution to the config.
+type Fragment struct {
+	Spec      hub.Spec
+	Source    diag.Source
+	Positions diag.Positions
+	// APIVersion is the NodeConfig apiVersion, empty for other formats.
+	APIVersion string
+}
+
+// Decode dispatches on the document's format.
+func Decode(doc userdata.Document) ([]Fragment, diag.List) {
+	switch doc.Format {
+	case userdata.FormatNodeConfig:
+		decoded, problems := decode.NodeConfig(doc)
+		frags := make([]Fragment, 0, len(decoded))
+		for _, d := range decoded {
+			frags = append(frags, Fragment{Spec: d.Spec, Source: d.Source, Positions: d.Positions, APIVersion: d.APIVersion})
+		}
+		return frags, problems
+	case userdata.FormatShell:
+		res, problems := bootstrapsh.ParseScript(doc)
+		if !res.Found {
+			return nil, problems
+		}
+		src := doc.Source
+		src.Format = FormatBootstrapSh
+		return []Fragment{{Spec: res.Spec, Source: src, Positions: res.Positions}}, problems
+	case userdata.FormatBottlerocket:
+		res, problems := bottlerocket.Decode(doc)
+		src := doc.Source
+		src.Format = FormatBottlerocket
+		return []Fragment{{Spec: res.Spec, Source: src, Positions: res.Positions}}, problems
+	}
+	return nil, nil
+}
