@@ -35,8 +35,10 @@ type Cmd struct {
 	// Timeout bounds the run; 0 means only ctx does.
 	Timeout time.Duration
 	// MaxOutput bounds each of stdout and stderr (the first bytes are
-	// kept); 0 means DefaultMaxOutput.
+	// kept, or the last with KeepTail); 0 means DefaultMaxOutput.
 	MaxOutput int
+	// KeepTail keeps the end of the output instead of its start (logs).
+	KeepTail bool
 }
 
 // String is the command line, for reports.
@@ -74,7 +76,7 @@ func (Exec) Run(ctx context.Context, c Cmd) Result {
 	if limit <= 0 {
 		limit = DefaultMaxOutput
 	}
-	stdout, stderr := &capped{limit: limit}, &capped{limit: limit}
+	stdout, stderr := &capped{limit: limit, tail: c.KeepTail}, &capped{limit: limit, tail: c.KeepTail}
 	cmd := exec.CommandContext(ctx, c.Name, c.Args...)
 	cmd.Env = c.Env
 	cmd.Stdout, cmd.Stderr = stdout, stderr
@@ -88,7 +90,8 @@ func (Exec) Run(ctx context.Context, c Cmd) Result {
 	cmd.WaitDelay = time.Second
 	start := time.Now()
 	err := cmd.Run()
-	res := Result{Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes(), Duration: time.Since(start),
+	out, errOut := stdout.bytes(), stderr.bytes()
+	res := Result{Stdout: out, Stderr: errOut, Duration: time.Since(start),
 		Truncated: stdout.dropped || stderr.dropped, ExitCode: -1}
 	if cmd.ProcessState != nil {
 		res.ExitCode = cmd.ProcessState.ExitCode()
@@ -106,18 +109,37 @@ func (Exec) Run(ctx context.Context, c Cmd) Result {
 	return res
 }
 
-// capped keeps the first limit bytes written and notes the rest.
+// capped keeps the first (or, with tail, the last) limit bytes written
+// and notes that the rest was dropped.
 type capped struct {
 	buf     bytes.Buffer
 	limit   int
+	tail    bool
 	dropped bool
 }
 
 func (c *capped) Write(p []byte) (int, error) {
+	if c.tail {
+		c.buf.Write(p)
+		if c.buf.Len() > 2*c.limit { // trim now and then, not on every write
+			c.buf.Next(c.buf.Len() - c.limit)
+			c.dropped = true
+		}
+		return len(p), nil
+	}
 	if room := c.limit - c.buf.Len(); room < len(p) {
 		c.dropped = true
 		c.buf.Write(p[:max(room, 0)])
 		return len(p), nil
 	}
 	return c.buf.Write(p)
+}
+
+func (c *capped) bytes() []byte {
+	b := c.buf.Bytes()
+	if c.tail && len(b) > c.limit {
+		c.dropped = true
+		b = b[len(b)-c.limit:]
+	}
+	return b
 }

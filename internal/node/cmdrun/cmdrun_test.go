@@ -23,6 +23,7 @@ func TestExec(t *testing.T) {
 		{name: "not installed", cmd: Cmd{Name: "nodeboot-no-such-command"}, exit: -1, err: ErrNotInstalled},
 		{name: "bounded", cmd: Cmd{Name: "sh", Args: []string{"-c", "sleep 30 & wait"}, Timeout: 100 * time.Millisecond}, exit: -1, err: ErrTimeout},
 		{name: "output capped", cmd: Cmd{Name: "sh", Args: []string{"-c", "printf 0123456789"}, MaxOutput: 4}, stdout: "0123", truncated: true},
+		{name: "tail kept", cmd: Cmd{Name: "sh", Args: []string{"-c", "printf 0123456789"}, MaxOutput: 4, KeepTail: true}, stdout: "6789", truncated: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
