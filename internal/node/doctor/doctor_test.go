@@ -216,3 +216,18 @@ func TestReportRendering(t *testing.T) {
 		t.Errorf("JSON %s: %v", js, err)
 	}
 }
+
+func TestNodeRegistered(t *testing.T) {
+	n := newFakeNode(t)
+	if ok, err := n.doctor.NodeRegistered(context.Background()); !ok || err != nil {
+		t.Errorf("NodeRegistered = %v, %v", ok, err)
+	}
+	n.plugin = cmdrun.Result{Stdout: []byte(`{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"other"}}`)}
+	if ok, err := n.doctor.NodeRegistered(context.Background()); ok || !kubeapi.IsStatus(err, 401) {
+		t.Errorf("NodeRegistered with a rejected token = %v, %v", ok, err)
+	}
+	n.doctor.Root = t.TempDir()
+	if ok, err := n.doctor.NodeRegistered(context.Background()); ok || err == nil {
+		t.Errorf("NodeRegistered without files = %v, %v", ok, err)
+	}
+}

@@ -205,7 +205,7 @@ func fileErrors(f Files) ([]string, string) {
 		}
 		return errorLines(data), p
 	}
-	return nil, "none (no journal and no kubelet log file)"
+	return nil, ""
 }
 
 // errorLines keeps the last klog error lines ("E1122 10:00:00.000 ...")
@@ -261,10 +261,13 @@ func runtimeVerdict(ev RuntimeEvidence) Result {
 		service += "; " + ev.Service.Detail
 	}
 	r.Evidence = append(r.Evidence, service)
-	if len(ev.ErrorLines) > 0 {
+	switch {
+	case len(ev.ErrorLines) > 0:
 		r.Evidence = append(r.Evidence, fmt.Sprintf("last kubelet errors (%s):\n%s", ev.LogSource, indentLines(strings.Join(ev.ErrorLines, "\n"), "  ")))
-	} else {
-		r.Evidence = append(r.Evidence, "kubelet errors: none found in "+ev.LogSource)
+	case ev.LogSource == "":
+		r.Evidence = append(r.Evidence, "kubelet errors: no journal and no kubelet log file ("+strings.Join(kubeletLogFiles, ", ")+") to read")
+	default:
+		r.Evidence = append(r.Evidence, "kubelet errors: none in "+ev.LogSource)
 	}
 	switch {
 	case ev.VersionErr != nil:

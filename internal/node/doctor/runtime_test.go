@@ -26,7 +26,7 @@ func TestRuntimeVerdict(t *testing.T) {
 	}
 	checkVerdicts(t, CheckRuntime, []verdictCase{
 		{name: "healthy", got: runtimeVerdict(base(nil)), verdict: OK, summary: []string{"containerd 1.7.27", "systemd cgroup driver"},
-			evidence: []string{"from /etc/containerd/config.toml", "none found in journal"}},
+			evidence: []string{"from /etc/containerd/config.toml", "none in journal"}},
 		{name: "runtime down", got: runtimeVerdict(base(func(e *RuntimeEvidence) {
 			e.Version, e.VersionErr = nil, errors.New("dial unix: connect: no such file")
 		})),
