@@ -58,13 +58,18 @@ type Doctor struct {
 	Timeout time.Duration
 }
 
-// needs lists, for each check, the checks whose evidence it builds on:
-// when one of them failed or was skipped, it is skipped.
-var needs = map[string][]string{
-	CheckIdentity:    {CheckEndpoint, CheckCredential},
-	CheckRegistered:  {CheckIdentity},
-	CheckServingCert: {CheckIdentity},
-	CheckVersions:    {CheckEndpoint},
+// needs lists the checks whose evidence a check builds on: when one of
+// them failed or was skipped, it is skipped.
+func needs(id string) []string {
+	switch id {
+	case CheckIdentity:
+		return []string{CheckEndpoint, CheckCredential}
+	case CheckRegistered, CheckServingCert:
+		return []string{CheckIdentity}
+	case CheckVersions:
+		return []string{CheckEndpoint}
+	}
+	return nil
 }
 
 // evidence is everything gathered for one run.
@@ -115,7 +120,7 @@ func (d Doctor) Run(ctx context.Context) Report {
 		if !ok {
 			res = v.verdict()
 		}
-		res.ID, res.Title = v.id, titles[v.id]
+		res.ID, res.Title = v.id, title(v.id)
 		switch res.Verdict {
 		case Fail:
 			rep.Failed++
@@ -130,10 +135,10 @@ func (d Doctor) Run(ctx context.Context) Report {
 
 // skippedFor returns a skipped result when a check id needs failed.
 func skippedFor(id string, done []Result) (Result, bool) {
-	for _, need := range needs[id] {
+	for _, need := range needs(id) {
 		i := slices.IndexFunc(done, func(r Result) bool { return r.ID == need })
 		if i >= 0 && (done[i].Verdict == Fail || done[i].Verdict == Skipped) {
-			return Result{Verdict: Skipped, Summary: "skipped: the " + titles[need] + " check did not pass"}, true
+			return Result{Verdict: Skipped, Summary: "skipped: the " + title(need) + " check did not pass"}, true
 		}
 	}
 	return Result{}, false

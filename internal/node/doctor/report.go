@@ -35,18 +35,21 @@ const (
 	CheckRuntime     = "runtime"
 )
 
-// titles name the checks for people.
-var titles = map[string]string{
-	CheckUserData:    "user data",
-	CheckIMDS:        "instance metadata",
-	CheckClock:       "clock",
-	CheckEndpoint:    "API endpoint",
-	CheckCredential:  "credential",
-	CheckIdentity:    "identity",
-	CheckRegistered:  "registration",
-	CheckServingCert: "serving certificate",
-	CheckVersions:    "versions",
-	CheckRuntime:     "runtime",
+// title names a check for people.
+func title(id string) string {
+	switch id {
+	case CheckUserData:
+		return "user data"
+	case CheckIMDS:
+		return "instance metadata"
+	case CheckEndpoint:
+		return "API endpoint"
+	case CheckRegistered:
+		return "registration"
+	case CheckServingCert:
+		return "serving certificate"
+	}
+	return id // clock, credential, identity, versions, runtime
 }
 
 // Result is one check's outcome.

@@ -16,14 +16,25 @@ type patterns struct {
 	jwt         *regexp.Regexp
 }
 
-var compiled = sync.OnceValue(func() *patterns {
+var (
+	patternsOnce sync.Once
+	patternsVal  *patterns
+)
+
+// compiled returns the patterns, compiling them on first use.
+func compiled() *patterns {
+	patternsOnce.Do(func() { patternsVal = compile() })
+	return patternsVal
+}
+
+func compile() *patterns {
 	return &patterns{
 		urlUserinfo: regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://)([^/@\s"'<>]+)@`),
 		bearer:      regexp.MustCompile(`(?i)\b(?:bearer|basic)\s+([A-Za-z0-9._~+/=\-]{8,})`),
 		eksToken:    regexp.MustCompile(`k8s-aws-v1\.[A-Za-z0-9_\-=]+`),
 		jwt:         regexp.MustCompile(`eyJ[A-Za-z0-9_\-]{4,}\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*`),
 	}
-})
+}
 
 // maskTokens masks URL credentials and every token pattern in line.
 func (r *redactor) maskTokens(line []byte, n int) []byte {
