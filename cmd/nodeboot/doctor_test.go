@@ -1,25 +1,18 @@
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nodeboot/nodeboot/internal/node/doctor"
 	"github.com/nodeboot/nodeboot/internal/testing/aemmtest"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/pkitest"
 )
 
 // TestDoctorBundleAndJoinWait runs the built binary on a node rendered
@@ -36,7 +29,7 @@ func TestDoctorBundleAndJoinWait(t *testing.T) {
 	closed := l.Addr().String()
 	l.Close()
 	userData := "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: lab\n    apiServerEndpoint: https://" + closed +
-		"\n    certificateAuthority: " + base64.StdEncoding.EncodeToString(selfSignedCA(t)) + "\n    cidr: 10.96.0.0/12\n"
+		"\n    certificateAuthority: " + base64.StdEncoding.EncodeToString(pkitest.NewCA(t, "lab-ca").PEM) + "\n    cidr: 10.96.0.0/12\n"
 	imdsURL := aemmtest.Start(t, aemmtest.Config{UserData: []byte(userData)})
 	ec2 := awstest.NewEC2(t)
 	ec2.AddInstance(awstest.Instance{ID: aemmtest.DefaultInstanceID, InstanceType: "m5.large", PrivateDNSName: "ip-10-0-0-5.us-west-2.compute.internal"})
@@ -76,19 +69,4 @@ func TestDoctorBundleAndJoinWait(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "var/log/support/nodeboot-logs.tar.gz")); err != nil {
 		t.Errorf("no bundle after the registration timeout: %v", err)
 	}
-}
-
-func selfSignedCA(t *testing.T) []byte {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "lab-ca"}, IsCA: true, BasicConstraintsValid: true,
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tpl, tpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }

@@ -5,16 +5,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"io"
-	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +19,7 @@ import (
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
 	"github.com/nodeboot/nodeboot/internal/node/cmdrun"
 	"github.com/nodeboot/nodeboot/internal/node/doctor"
+	"github.com/nodeboot/nodeboot/internal/testing/pkitest"
 )
 
 // Secrets planted on the fake node.
@@ -34,23 +29,6 @@ const (
 	proxyPassword  = "Pr0xy-S3cret"
 	awsSecret      = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 )
-
-// keyPair returns a self-signed certificate and its private key as PEM.
-func keyPair(t *testing.T, cn string) (certPEM, keyPEM []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tpl := &x509.Certificate{SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: cn}, DNSNames: []string{"node-1"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tpl, tpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, _ := x509.MarshalECPrivateKey(key)
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})
-}
 
 func write(t *testing.T, root, p, data string) {
 	t.Helper()
@@ -66,8 +44,9 @@ func write(t *testing.T, root, p, data string) {
 // fakeNode writes a node's files with secrets in every place they occur.
 func fakeNode(t *testing.T, now time.Time) (root string, caPEM, keyPEM []byte) {
 	root = t.TempDir()
-	caPEM, _ = keyPair(t, "cluster-ca")
-	clientCert, clientKey := keyPair(t, "system:node:node-1")
+	caPEM = pkitest.NewCA(t, "cluster-ca").PEM
+	client := pkitest.SelfSigned(t, pkitest.Spec{CN: "system:node:node-1", DNS: []string{"node-1"}})
+	clientCert, clientKey := client.CertPEM, client.KeyPEM
 	keyPEM = clientKey
 	old := now.Add(-48 * time.Hour).Format("0102 15:04:05.000000")
 	recent := now.Add(-time.Minute).Format("0102 15:04:05.000000")

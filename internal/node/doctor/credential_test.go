@@ -9,13 +9,14 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/node/cmdrun"
 	"github.com/nodeboot/nodeboot/internal/node/kubeapi"
+	"github.com/nodeboot/nodeboot/internal/testing/pkitest"
 )
 
 func TestCredentialVerdict(t *testing.T) {
 	now := time.Now()
-	ca := newTestCA(t, "cluster-ca")
-	cert, _, _ := ca.issue(t, leafSpec{cn: "system:node:n1", usage: 2})
-	old, _, _ := ca.issue(t, leafSpec{cn: "system:node:n1", notBefore: now.Add(-48 * time.Hour), notAfter: now.Add(-time.Hour)})
+	ca := pkitest.NewCA(t, "cluster-ca")
+	cert := ca.Issue(t, pkitest.Spec{CN: "system:node:n1", Usage: 2}).Cert
+	old := ca.Issue(t, pkitest.Spec{CN: "system:node:n1", NotBefore: now.Add(-48 * time.Hour), NotAfter: now.Add(-time.Hour)}).Cert
 	aws := Connection{Kubeconfig: "/var/lib/kubelet/kubeconfig", User: kubeapi.User{Exec: &kubeapi.ExecConfig{Command: "aws"}}}
 	run := &kubeapi.ExecRun{Command: "aws eks get-token --cluster-name c --region r", ExitCode: 255, Stderr: "Unable to locate credentials. You can configure credentials by running \"aws configure\"."}
 	checkVerdicts(t, CheckCredential, []verdictCase{

@@ -13,6 +13,7 @@ import (
 	"github.com/nodeboot/nodeboot/internal/node/cmdrun"
 	"github.com/nodeboot/nodeboot/internal/node/cri"
 	"github.com/nodeboot/nodeboot/internal/node/kubeapi"
+	"github.com/nodeboot/nodeboot/internal/testing/pkitest"
 )
 
 const (
@@ -23,7 +24,7 @@ const (
 // fakeNode is a node root plus the API server it joins.
 type fakeNode struct {
 	root    string
-	ca      *testCA
+	ca      *pkitest.CA
 	api     string
 	doctor  Doctor
 	plugin  cmdrun.Result
@@ -34,15 +35,15 @@ type fakeNode struct {
 // kubelet authenticates with an exec plugin that prints testToken.
 func newFakeNode(t *testing.T) *fakeNode {
 	t.Helper()
-	n := &fakeNode{root: t.TempDir(), ca: newTestCA(t, "cluster-ca"), created: time.Now().Add(-time.Minute)}
+	n := &fakeNode{root: t.TempDir(), ca: pkitest.NewCA(t, "cluster-ca"), created: time.Now().Add(-time.Minute)}
 	srv, _ := tlsAPIServer(t, n.ca, n.handler())
 	n.api = srv.URL
-	_, servingPEM, servingKey := n.ca.issue(t, leafSpec{cn: "system:node:" + testNode, dns: []string{testNode}, ips: []string{"127.0.0.1"}})
+	serving := n.ca.Issue(t, pkitest.Spec{CN: "system:node:" + testNode, DNS: []string{testNode}, IPs: []string{"127.0.0.1"}})
 	for p, data := range map[string]string{
 		"/etc/eks/kubelet/environment":                    "NODEADM_KUBELET_ARGS=--node-ip=127.0.0.1 --hostname-override=" + testNode + " --config=/etc/kubernetes/kubelet/config.json --kubeconfig=/var/lib/kubelet/kubeconfig\n",
 		"/etc/kubernetes/kubelet/config.json":             `{"cgroupDriver":"cgroupfs","serverTLSBootstrap":true,"providerID":"aws:///us-west-2a/i-1"}`,
-		"/etc/kubernetes/pki/ca.crt":                      string(n.ca.pem),
-		"/var/lib/kubelet/pki/kubelet-server-current.pem": string(servingPEM) + string(servingKey),
+		"/etc/kubernetes/pki/ca.crt":                      string(n.ca.PEM),
+		"/var/lib/kubelet/pki/kubelet-server-current.pem": string(serving.CertPEM) + string(serving.KeyPEM),
 		"/etc/containerd/config.toml":                     "version = 2\n",
 		"/proc/77/comm":                                   "kubelet\n",
 		"/var/lib/kubelet/kubeconfig": `apiVersion: v1
@@ -159,7 +160,7 @@ func TestDoctorHealthyNode(t *testing.T) {
 func TestDoctorSkipsWhatDependsOnAFailure(t *testing.T) {
 	t.Run("wrong CA", func(t *testing.T) {
 		n := newFakeNode(t)
-		write(t, n.root, "/etc/kubernetes/pki/ca.crt", string(newTestCA(t, "wrong-ca").pem))
+		write(t, n.root, "/etc/kubernetes/pki/ca.crt", string(pkitest.NewCA(t, "wrong-ca").PEM))
 		got := verdicts(n.doctor.Run(context.Background()))
 		want := map[string]Verdict{CheckUserData: OK, CheckIMDS: OK, CheckClock: OK, CheckEndpoint: Fail, CheckCredential: OK,
 			CheckIdentity: Skipped, CheckRegistered: Skipped, CheckServingCert: Skipped, CheckVersions: Skipped, CheckRuntime: OK}

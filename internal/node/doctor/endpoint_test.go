@@ -16,13 +16,14 @@ import (
 	"time"
 
 	"github.com/nodeboot/nodeboot/internal/node/kubeapi"
+	"github.com/nodeboot/nodeboot/internal/testing/pkitest"
 )
 
 // tlsAPIServer serves /version with a certificate from ca for 127.0.0.1.
-func tlsAPIServer(t *testing.T, ca *testCA, h http.Handler) (*httptest.Server, *x509.Certificate) {
+func tlsAPIServer(t *testing.T, ca *pkitest.CA, h http.Handler) (*httptest.Server, *x509.Certificate) {
 	t.Helper()
-	leaf, certPEM, keyPEM := ca.issue(t, leafSpec{cn: "kube-apiserver", dns: []string{"localhost"}, ips: []string{"127.0.0.1"}})
-	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	leaf := ca.Issue(t, pkitest.Spec{CN: "kube-apiserver", DNS: []string{"localhost"}, IPs: []string{"127.0.0.1"}})
+	pair, err := tls.X509KeyPair(leaf.CertPEM, leaf.KeyPEM)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func tlsAPIServer(t *testing.T, ca *testCA, h http.Handler) (*httptest.Server, *
 	srv.TLS = &tls.Config{Certificates: []tls.Certificate{pair}}
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
-	return srv, leaf
+	return srv, leaf.Cert
 }
 
 func connTo(server string) Connection {
@@ -44,11 +45,11 @@ func connTo(server string) Connection {
 	return Connection{Kubeconfig: "/var/lib/kubelet/kubeconfig", Cluster: kubeapi.Cluster{Server: server, CertificateAuthority: "/etc/kubernetes/pki/ca.crt"}, Proxy: noProxy}
 }
 
-func casOf(cas ...*testCA) func(kubeapi.Cluster) ([]*x509.Certificate, error) {
+func casOf(cas ...*pkitest.CA) func(kubeapi.Cluster) ([]*x509.Certificate, error) {
 	return func(kubeapi.Cluster) ([]*x509.Certificate, error) {
 		var out []*x509.Certificate
 		for _, c := range cas {
-			out = append(out, c.cert)
+			out = append(out, c.Cert)
 		}
 		return out, nil
 	}
@@ -56,7 +57,7 @@ func casOf(cas ...*testCA) func(kubeapi.Cluster) ([]*x509.Certificate, error) {
 
 func TestProbeEndpoint(t *testing.T) {
 	ctx := context.Background()
-	clusterCA, otherCA := newTestCA(t, "cluster-ca"), newTestCA(t, "some-other-ca")
+	clusterCA, otherCA := pkitest.NewCA(t, "cluster-ca"), pkitest.NewCA(t, "some-other-ca")
 	srv, leaf := tlsAPIServer(t, clusterCA, nil)
 
 	t.Run("verified", func(t *testing.T) {
@@ -73,7 +74,7 @@ func TestProbeEndpoint(t *testing.T) {
 		ev := probeEndpoint(ctx, Network{}, connTo(srv.URL), casOf(otherCA), time.Now())
 		r := endpointVerdict(ev, time.Now())
 		all := r.Summary + "\n" + strings.Join(r.Evidence, "\n")
-		for _, want := range []string{"wrong CA", "CN=cluster-ca", "CN=some-other-ca", Fingerprint(otherCA.cert), Fingerprint(leaf)} {
+		for _, want := range []string{"wrong CA", "CN=cluster-ca", "CN=some-other-ca", Fingerprint(otherCA.Cert), Fingerprint(leaf)} {
 			if !strings.Contains(all, want) {
 				t.Errorf("report lacks %q:\n%s", want, all)
 			}
@@ -125,13 +126,13 @@ func TestProbeEndpoint(t *testing.T) {
 }
 
 func TestEndpointVerdict(t *testing.T) {
-	clusterCA := newTestCA(t, "cluster-ca")
+	clusterCA := pkitest.NewCA(t, "cluster-ca")
 	now := time.Now()
-	leaf, _, _ := clusterCA.issue(t, leafSpec{cn: "kube-apiserver", dns: []string{"api.example.com"}})
-	expired, _, _ := clusterCA.issue(t, leafSpec{cn: "kube-apiserver", dns: []string{"api.example.com"}, notBefore: now.Add(-48 * time.Hour), notAfter: now.Add(-24 * time.Hour)})
+	leaf := clusterCA.Issue(t, pkitest.Spec{CN: "kube-apiserver", DNS: []string{"api.example.com"}}).Cert
+	expired := clusterCA.Issue(t, pkitest.Spec{CN: "kube-apiserver", DNS: []string{"api.example.com"}, NotBefore: now.Add(-48 * time.Hour), NotAfter: now.Add(-24 * time.Hour)}).Cert
 	base := func(chain ...*x509.Certificate) EndpointEvidence {
 		return EndpointEvidence{Conn: connTo("https://api.example.com"), Host: "api.example.com", Port: "443", Addrs: []string{"10.0.0.1"},
-			Dialed: "api.example.com:443", CAs: []*x509.Certificate{clusterCA.cert}, Chain: chain, Status: 401}
+			Dialed: "api.example.com:443", CAs: []*x509.Certificate{clusterCA.Cert}, Chain: chain, Status: 401}
 	}
 	with := func(ev EndpointEvidence, f func(*EndpointEvidence)) EndpointEvidence { f(&ev); return ev }
 	verified := base(leaf)

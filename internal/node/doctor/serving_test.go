@@ -8,15 +8,16 @@ import (
 	"time"
 
 	"github.com/nodeboot/nodeboot/internal/node/kubeapi"
+	"github.com/nodeboot/nodeboot/internal/testing/pkitest"
 )
 
 func TestServingVerdict(t *testing.T) {
 	now := time.Now()
 	const name, ip = "ip-10-0-0-5.us-west-2.compute.internal", "10.0.0.5"
-	ca := newTestCA(t, "cluster-ca")
-	good, _, _ := ca.issue(t, leafSpec{cn: "system:node:" + name, dns: []string{name}, ips: []string{ip}})
-	otherIP, _, _ := ca.issue(t, leafSpec{cn: "system:node:" + name, dns: []string{name}, ips: []string{"10.0.0.9"}})
-	expired, _, _ := ca.issue(t, leafSpec{cn: "system:node:" + name, dns: []string{name}, ips: []string{ip}, notBefore: now.Add(-72 * time.Hour), notAfter: now.Add(-time.Hour)})
+	ca := pkitest.NewCA(t, "cluster-ca")
+	good := ca.Issue(t, pkitest.Spec{CN: "system:node:" + name, DNS: []string{name}, IPs: []string{ip}}).Cert
+	otherIP := ca.Issue(t, pkitest.Spec{CN: "system:node:" + name, DNS: []string{name}, IPs: []string{"10.0.0.9"}}).Cert
+	expired := ca.Issue(t, pkitest.Spec{CN: "system:node:" + name, DNS: []string{name}, IPs: []string{ip}, NotBefore: now.Add(-72 * time.Hour), NotAfter: now.Add(-time.Hour)}).Cert
 	csr := func(n string, ago time.Duration, issued bool, conds ...kubeapi.CSRCondition) kubeapi.CertificateSigningRequest {
 		c := kubeapi.CertificateSigningRequest{Metadata: kubeapi.ObjectMeta{Name: n, CreationTimestamp: now.Add(-ago)},
 			Spec: kubeapi.CertificateSigningRequestSpec{Username: "system:node:" + name, SignerName: kubeapi.KubeletServingSigner}}

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/testing/pkitest"
 )
 
 // apiServer is a TLS server speaking the few API paths the client uses.
@@ -100,7 +102,8 @@ func TestClient(t *testing.T) {
 		}
 	})
 	t.Run("client certificate", func(t *testing.T) {
-		certPEM, keyPEM := selfSigned(t, "system:node:from-cert")
+		pair := pkitest.SelfSigned(t, pkitest.Spec{CN: "system:node:from-cert", Usage: x509.ExtKeyUsageClientAuth})
+		certPEM, keyPEM := pair.CertPEM, pair.KeyPEM
 		cred, err := Resolver{}.Credential(ctx, Cluster{}, User{ClientCertificateData: certPEM, ClientKeyData: keyPEM})
 		if err != nil {
 			t.Fatal(err)
@@ -111,8 +114,7 @@ func TestClient(t *testing.T) {
 		}
 	})
 	t.Run("another CA", func(t *testing.T) {
-		other, _ := selfSigned(t, "other-ca")
-		cas, err := ParseCertificates(other)
+		cas, err := ParseCertificates(pkitest.NewCA(t, "other-ca").PEM)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package kubeapi
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nodeboot/nodeboot/internal/node/cmdrun"
+	"github.com/nodeboot/nodeboot/internal/testing/pkitest"
 )
 
 // fakeRunner answers every command with one result and records it.
@@ -37,7 +39,8 @@ func files(m map[string][]byte) func(string) ([]byte, error) {
 const execAPI = "client.authentication.k8s.io/v1beta1"
 
 func TestCredential(t *testing.T) {
-	certPEM, keyPEM := selfSigned(t, "system:node:n1")
+	pair := pkitest.SelfSigned(t, pkitest.Spec{CN: "system:node:n1", Org: []string{NodesGroup}, Usage: x509.ExtKeyUsageClientAuth})
+	certPEM, keyPEM := pair.CertPEM, pair.KeyPEM
 	combined := append(append([]byte{}, certPEM...), keyPEM...)
 	exp := "2026-11-22T10:14:00Z"
 	execOut := func(status string) []byte {
