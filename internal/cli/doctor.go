@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/nodeboot/nodeboot/internal/aws/imds"
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
@@ -55,15 +56,8 @@ func hostname(root string) func() (string, error) {
 	}
 	return func() (string, error) {
 		b, err := os.ReadFile(filepath.Join(root, "etc/hostname"))
-		return string(trimSpace(b)), err
+		return strings.TrimSpace(string(b)), err
 	}
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == ' ') {
-		b = b[:len(b)-1]
-	}
-	return b
 }
 
 func runDoctor(ctx context.Context, inv Invocation, env Env, log *slog.Logger) error {
@@ -105,7 +99,6 @@ func newBundle(inv Invocation, env Env, log *slog.Logger, report func(context.Co
 }
 
 func runBundle(ctx context.Context, inv Invocation, env Env, log *slog.Logger) error {
-	inv.Timeout = doctor.DefaultTimeout
 	d := newDoctor(inv, env, log)
 	res, err := newBundle(inv, env, log, d.Run).Write(ctx)
 	if err != nil {
@@ -124,7 +117,6 @@ func runBundle(ctx context.Context, inv Invocation, env Env, log *slog.Logger) e
 // waitForJoin is the end of init's run phase: wait for the Node, else
 // diagnose and fail.
 func waitForJoin(ctx context.Context, inv Invocation, env Env, log *slog.Logger) error {
-	inv.Timeout = doctor.DefaultTimeout
 	d := newDoctor(inv, env, log)
 	w := joinwait.Waiter{
 		Timeout:    inv.RegistrationTimeout,

@@ -329,13 +329,12 @@ func safeName(s string) string {
 	return string(out)
 }
 
-// hasJournal reports whether this host keeps a systemd journal that
-// journalctl can read.
+// hasJournal reports whether this host was booted with systemd (so its
+// services log to the journal; a /var/log/journal directory alone proves
+// nothing) and journalctl can read it.
 func (b Bundle) hasJournal(ctx context.Context, r *runner) bool {
-	if _, err := os.Stat(r.path("/run/systemd/journal")); err != nil {
-		if _, err := os.Stat(r.path("/var/log/journal")); err != nil {
-			return false
-		}
+	if _, err := os.Stat(r.path("/run/systemd/system")); err != nil {
+		return false
 	}
 	res := b.Commands.Run(ctx, cmdrun.Cmd{Name: "journalctl", Args: []string{"--version"}, Timeout: b.commandTimeout()})
 	return res.Err == nil && res.ExitCode == 0

@@ -284,3 +284,35 @@ func TestHostCollectors(t *testing.T) {
 		}
 	}
 }
+
+func TestHasJournal(t *testing.T) {
+	booted := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(booted, "run/systemd/system"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	notBooted := t.TempDir() // a /var/log/journal directory alone is not a journal
+	if err := os.MkdirAll(filepath.Join(notBooted, "var/log/journal"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		root string
+		run  cmdrun.Runner
+		want bool
+	}{
+		{"booted with systemd", booted, &scriptRunner{}, true},
+		{"journalctl missing", booted, notInstalledRunner{}, false},
+		{"not booted with systemd", notBooted, &scriptRunner{}, false},
+	} {
+		b := Bundle{Root: tc.root, Commands: tc.run}.withDefaults()
+		if got := b.hasJournal(context.Background(), &runner{b: b}); got != tc.want {
+			t.Errorf("%s: hasJournal = %v", tc.name, got)
+		}
+	}
+}
+
+type notInstalledRunner struct{}
+
+func (notInstalledRunner) Run(_ context.Context, c cmdrun.Cmd) cmdrun.Result {
+	return cmdrun.Result{ExitCode: -1, Err: errors.New(c.Name + ": " + cmdrun.ErrNotInstalled.Error())}
+}
