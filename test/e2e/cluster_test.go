@@ -68,7 +68,9 @@ type cluster struct {
 	nodeName       string
 	approver       *process
 	apiserver      *process
-	timings        map[string]time.Duration
+	// approverArgv starts nodeboot-approver (again, after a test stopped it).
+	approverArgv []string
+	timings      map[string]time.Duration
 }
 
 // startCluster starts the control plane under env.workDir/cluster and
@@ -315,7 +317,8 @@ func (c *cluster) startApprover(t *testing.T, bin string, policy []string, f pki
 		// (the default waits minutes for a cloud controller to add them).
 		"--node-wait=" + approverNodeWait.String(),
 	}
-	c.approver = c.procs.start(t, procSpec{name: "nodeboot-approver", argv: append(argv, policy...)})
+	c.approverArgv = append(argv, policy...)
+	c.approver = c.procs.start(t, procSpec{name: "nodeboot-approver", argv: c.approverArgv})
 }
 
 // teardown stops every component by PID, prints logs when the test

@@ -73,7 +73,7 @@ func parseChrony(res cmdrun.Result) SyncState {
 		return s
 	}
 	if res.Err != nil || res.ExitCode != 0 {
-		s.Detail = strings.TrimSpace(firstNonEmpty(string(res.Stderr), fmt.Sprint(res.Err), fmt.Sprintf("exit code %d", res.ExitCode)))
+		s.Detail = firstLine(firstNonEmpty(string(res.Stderr), fmt.Sprint(res.Err), fmt.Sprintf("exit code %d", res.ExitCode)))
 		return s
 	}
 	var details []string
@@ -105,9 +105,19 @@ func parseTimedatectl(res cmdrun.Result) SyncState {
 		synced := v == "yes"
 		s.Synced, s.Detail = &synced, "NTPSynchronized="+v
 	default:
-		s.Detail = strings.TrimSpace(firstNonEmpty(string(res.Stderr), fmt.Sprint(res.Err), "unreadable answer "+v))
+		s.Detail = firstLine(firstNonEmpty(string(res.Stderr), fmt.Sprint(res.Err), "unreadable answer "+v))
 	}
 	return s
+}
+
+// firstLine is the first non-blank line of s, trimmed.
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
 }
 
 func isNotInstalled(res cmdrun.Result) bool {

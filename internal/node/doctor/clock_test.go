@@ -94,6 +94,10 @@ Leap status     : Normal
 	if s := parseChrony(cmdrun.Result{ExitCode: 1, Stderr: []byte("506 Cannot talk to daemon")}); s.Synced != nil || s.Detail != "506 Cannot talk to daemon" {
 		t.Errorf("failed chronyc read as %+v", s)
 	}
+	noSystemd := parseTimedatectl(cmdrun.Result{ExitCode: 1, Stderr: []byte("System has not been booted with systemd as init system (PID 1). Can't operate.\nFailed to connect to bus: Host is down\n")})
+	if noSystemd.Synced != nil || noSystemd.Detail != "System has not been booted with systemd as init system (PID 1). Can't operate." {
+		t.Errorf("timedatectl without systemd read as %+v", noSystemd)
+	}
 	if s := syncStates(context.Background(), fakeRunner{}); s[0].Installed || s[1].Installed {
 		t.Errorf("missing tools read as %+v", s)
 	}
