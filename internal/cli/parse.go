@@ -169,6 +169,7 @@ func parseInit(args []string) (Invocation, error) {
 	if inv.RegistrationTimeout < 0 {
 		return inv, fmt.Errorf("%w: --registration-timeout %s: must not be negative", ErrUsage, inv.RegistrationTimeout)
 	}
+
 	for _, p := range inv.Skip {
 		if p != PhaseConfig && p != PhaseRun {
 			return inv, fmt.Errorf("%w: --skip %q: want %q or %q", ErrUsage, p, PhaseConfig, PhaseRun)
@@ -185,6 +186,11 @@ func parseInit(args []string) (Invocation, error) {
 			}
 			inv.Daemons = append(inv.Daemons, d)
 		}
+	}
+	// The default wait is for a kubelet init starts; one started by
+	// someone else is waited for only when asked.
+	if !inv.WantsDaemon("kubelet") && !fs.Changed("registration-timeout") {
+		inv.RegistrationTimeout = 0
 	}
 	return inv, nil
 }
@@ -324,9 +330,10 @@ Config sources (merged in order, later wins): imds://user-data (default),
 file:///path (a file: MIME or YAML/JSON, base64 and gzip detected; a
 directory: *.yaml, *.yml, *.json drop-ins in lexical order).
 
-init's run phase waits --registration-timeout (default 5m, 0 to skip) for
-the Node to register; if it does not, the doctor's report goes to the
-console and into a support bundle, and init fails.
+init's run phase waits --registration-timeout (default 5m when it starts
+the kubelet, 0 to skip) for the Node to register; if it does not, the
+doctor's report goes to the console and into a support bundle, and init
+fails.
 
 doctor checks why a node does not join, from the user data to the
 container runtime; it exits 1 when a check fails. bundle writes a redacted

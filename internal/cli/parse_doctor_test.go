@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -60,5 +61,12 @@ func TestParseRegistrationTimeout(t *testing.T) {
 	}
 	if _, err := Parse([]string{"init", "--registration-timeout=-1s"}); !errors.Is(err, ErrUsage) {
 		t.Errorf("negative timeout: %v", err)
+	}
+	// Without the kubelet in scope, only an explicit timeout waits.
+	for args, want := range map[string]time.Duration{"-d containerd": 0, "--daemon= --registration-timeout=3s": 3 * time.Second} {
+		inv, err := Parse(append([]string{"init"}, strings.Fields(args)...))
+		if err != nil || inv.RegistrationTimeout != want {
+			t.Errorf("%q: %v, %v; want %s", args, inv.RegistrationTimeout, err, want)
+		}
 	}
 }

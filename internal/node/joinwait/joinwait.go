@@ -23,8 +23,11 @@ var ErrNotRegistered = errors.New("the node did not register")
 const (
 	// DefaultTimeout is how long init waits for the Node (--registration-timeout).
 	DefaultTimeout = 5 * time.Minute
-	// DefaultInterval is the pause between two registration checks.
+	// DefaultInterval is the longest pause between two registration
+	// checks; the first pauses are shorter (1 s, doubling), since a
+	// healthy kubelet registers within seconds.
 	DefaultInterval = 5 * time.Second
+	firstInterval   = time.Second
 	// diagnoseBound bounds the doctor and the bundle after a timeout, so
 	// a wedged host cannot hold the boot forever.
 	diagnoseBound = 11 * time.Minute
@@ -34,7 +37,7 @@ const (
 type Waiter struct {
 	// Timeout is how long to wait; it must be positive.
 	Timeout time.Duration
-	// Interval is the pause between checks; 0 means DefaultInterval.
+	// Interval is the longest pause between checks; 0 means DefaultInterval.
 	Interval time.Duration
 	// Registered checks once whether the Node exists, and says why not.
 	Registered func(ctx context.Context) (bool, error)
@@ -59,6 +62,7 @@ func (w Waiter) Wait(ctx context.Context) error {
 	deadline := time.NewTimer(w.Timeout)
 	defer deadline.Stop()
 	var last error
+	pause := min(firstInterval, interval)
 	for attempt := 1; ; attempt++ {
 		ok, err := w.Registered(ctx)
 		if ok {
@@ -72,8 +76,9 @@ func (w Waiter) Wait(ctx context.Context) error {
 			return fmt.Errorf("waiting for the node to register: %w", ctx.Err())
 		case <-deadline.C:
 			return w.diagnose(ctx, last)
-		case <-time.After(interval):
+		case <-time.After(pause):
 		}
+		pause = min(2*pause, interval)
 	}
 }
 
