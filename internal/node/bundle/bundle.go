@@ -43,8 +43,8 @@ const (
 // ErrLowSpace is returned when the target file system is below the floor.
 var ErrLowSpace = errors.New("not enough free space for a support bundle")
 
-// Bundle collects and writes one support bundle. Zero fields take their
-// defaults.
+// Bundle collects and writes one support bundle. Commands is required;
+// other zero fields take their defaults or leave their items out.
 type Bundle struct {
 	// Root is the directory node paths are read (and the bundle written) under.
 	Root string

@@ -27,7 +27,9 @@ const (
 )
 
 // Doctor runs the checks on one node. Every effect it has goes through
-// these fields; the zero value of an optional field means the real thing.
+// these fields. CheckUserData, IMDS, Commands and KubeletVersion are
+// required; the zero value of any other field means the real thing or
+// the default.
 type Doctor struct {
 	// Root is the directory node paths are read under.
 	Root string
