@@ -98,11 +98,19 @@ func dispatch(ctx context.Context, inv Invocation, env Env, log *slog.Logger) er
 		return runUserDataMerge(inv, env)
 	case CmdInit:
 		a := newAgent(inv, env, log)
-		return a.Init(ctx, agent.InitOptions{
+		err := a.Init(ctx, agent.InitOptions{
 			Sources: inv.Sources, CachePath: inv.Cache,
 			SkipConfig: inv.Skips(PhaseConfig), SkipRun: inv.Skips(PhaseRun),
 			Scope: agent.Scope{Containerd: inv.WantsDaemon("containerd"), Kubelet: inv.WantsDaemon("kubelet")},
 		})
+		if err != nil || inv.Skips(PhaseRun) || inv.RegistrationTimeout == 0 {
+			return err
+		}
+		return waitForJoin(ctx, inv, env, log)
+	case CmdDoctor:
+		return runDoctor(ctx, inv, env, log)
+	case CmdBundle:
+		return runBundle(ctx, inv, env, log)
 	}
 	return fmt.Errorf("%w: unhandled command %q", ErrUsage, inv.Command)
 }

@@ -8,8 +8,13 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/nodeboot/nodeboot/internal/node/bundle"
+	"github.com/nodeboot/nodeboot/internal/node/doctor"
+	"github.com/nodeboot/nodeboot/internal/node/joinwait"
 )
 
 // ErrUsage marks command-line mistakes (exit code 2).
@@ -25,6 +30,8 @@ const (
 	CmdConvert     = "convert"
 	CmdBootstrapSh = "bootstrap-sh"
 	CmdRollout     = "rollout"
+	CmdDoctor      = "doctor"
+	CmdBundle      = "bundle"
 )
 
 // Phases that `init --skip` accepts.
@@ -64,6 +71,13 @@ type Invocation struct {
 	// UserData holds the userdata commands' and config check --target's
 	// options (userdata.go).
 	UserData UserDataOptions
+	// Timeout bounds a doctor run.
+	Timeout time.Duration
+	// Since is the bundle's log window.
+	Since time.Duration
+	// RegistrationTimeout is how long init's run phase waits for the Node
+	// to register (0: it does not wait).
+	RegistrationTimeout time.Duration
 }
 
 // Skips reports whether phase was skipped.
@@ -93,6 +107,10 @@ func Parse(args []string) (Invocation, error) {
 		return Invocation{Command: CmdRollout, Args: args[1:]}, nil
 	case "userdata":
 		return parseUserData(args[1:])
+	case "doctor":
+		return parseDoctor(args[1:])
+	case "bundle":
+		return parseBundle(args[1:])
 	case "version", "--version":
 		if len(args) > 1 {
 			return Invocation{}, fmt.Errorf("%w: version takes no arguments, got %q", ErrUsage, args[1:])
@@ -150,9 +168,14 @@ func parseInit(args []string) (Invocation, error) {
 	fs.StringArrayVarP(&inv.Skip, "skip", "s", nil, "phase to skip: config or run (repeatable)")
 	var daemons []string
 	fs.StringArrayVarP(&daemons, "daemon", "d", nil, "daemon to configure and start: containerd or kubelet (repeatable; \"\" for none)")
+	fs.DurationVar(&inv.RegistrationTimeout, "registration-timeout", joinwait.DefaultTimeout, "run phase: how long to wait for the Node to register before running the doctor and failing (0: do not wait)")
 	if err := finish(fs, &inv, args); err != nil {
 		return inv, err
 	}
+	if inv.RegistrationTimeout < 0 {
+		return inv, fmt.Errorf("%w: --registration-timeout %s: must not be negative", ErrUsage, inv.RegistrationTimeout)
+	}
+
 	for _, p := range inv.Skip {
 		if p != PhaseConfig && p != PhaseRun {
 			return inv, fmt.Errorf("%w: --skip %q: want %q or %q", ErrUsage, p, PhaseConfig, PhaseRun)
@@ -169,6 +192,11 @@ func parseInit(args []string) (Invocation, error) {
 			}
 			inv.Daemons = append(inv.Daemons, d)
 		}
+	}
+	// The default wait is for a kubelet init starts; one started by
+	// someone else is waited for only when asked.
+	if !inv.WantsDaemon("kubelet") && !fs.Changed("registration-timeout") {
+		inv.RegistrationTimeout = 0
 	}
 	return inv, nil
 }
@@ -258,11 +286,50 @@ func parseBootstrapSh(args []string) (Invocation, error) {
 	return inv, nil
 }
 
+func parseDoctor(args []string) (Invocation, error) {
+	inv := Invocation{Command: CmdDoctor, Output: "text"}
+	fs := newFlagSet("doctor")
+	addCommon(fs, &inv)
+	fs.StringVarP(&inv.Output, "output", "o", inv.Output, "output format: text|json")
+	fs.DurationVar(&inv.Timeout, "timeout", doctor.DefaultTimeout, "bound on the whole run")
+	if err := finish(fs, &inv, args); err != nil {
+		return inv, err
+	}
+	switch {
+	case inv.Output != "text" && inv.Output != "json":
+		return inv, fmt.Errorf("%w: -o %q: want text or json", ErrUsage, inv.Output)
+	case inv.Timeout <= 0:
+		return inv, fmt.Errorf("%w: --timeout %s: must be positive", ErrUsage, inv.Timeout)
+	}
+	return inv, nil
+}
+
+func parseBundle(args []string) (Invocation, error) {
+	inv := Invocation{Command: CmdBundle}
+	fs := newFlagSet("bundle")
+	addCommon(fs, &inv)
+	fs.DurationVar(&inv.Since, "since", bundle.DefaultSince, "log window: logs of this long before now")
+	fs.StringVar(&inv.OutputPath, "out", bundle.DefaultPath, "where to write the bundle (a node path, under --root)")
+	if err := finish(fs, &inv, args); err != nil {
+		return inv, err
+	}
+	switch {
+	case inv.Since <= 0:
+		return inv, fmt.Errorf("%w: --since %s: must be positive", ErrUsage, inv.Since)
+	case inv.OutputPath == "":
+		return inv, fmt.Errorf("%w: --out must not be empty", ErrUsage)
+	}
+	return inv, nil
+}
+
 // Usage is the help text.
 const Usage = `nodeboot — turns EC2 user data into a configured Kubernetes node.
 
 Usage:
   nodeboot init   [-c|--config-source URI]... [--config-cache PATH] [-s|--skip config|run]... [-d|--daemon NAME]... [--root DIR]
+                  [--registration-timeout D]
+  nodeboot doctor [-c URI]... [--root DIR] [-o text|json] [--timeout D]
+  nodeboot bundle [-c URI]... [--root DIR] [--since D] [--out PATH]
   nodeboot config check [-c URI]... [--root DIR] [-o text|json]
         [--target eks-managed|karpenter|self-managed --family F [--node-group NODEGROUP.yaml]]
   nodeboot config dump  [-c URI]... [--root DIR] [-o yaml|json]
@@ -278,6 +345,16 @@ Usage:
 Config sources (merged in order, later wins): imds://user-data (default),
 file:///path (a file: MIME or YAML/JSON, base64 and gzip detected; a
 directory: *.yaml, *.yml, *.json drop-ins in lexical order).
+
+init's run phase waits --registration-timeout (default 5m when it starts
+the kubelet, 0 to skip) for the Node to register; if it does not, the
+doctor's report goes to the console and into a support bundle, and init
+fails.
+
+doctor checks why a node does not join, from the user data to the
+container runtime; it exits 1 when a check fails. bundle writes a redacted
+support bundle (default /var/log/support/nodeboot-logs.tar.gz, fetchable
+with kubectl get --raw /api/v1/nodes/NODE/proxy/logs/support/nodeboot-logs.tar.gz).
 
 Exit codes: 0 ok, 1 error, 2 usage.
 `

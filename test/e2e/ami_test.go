@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"testing"
 )
 
 // amiVersionFiles are written at AMI build time by the AL2023 EKS AMI
@@ -49,6 +50,23 @@ func writeFilesUnder(root string, files map[string][]byte) error {
 		}
 	}
 	return nil
+}
+
+// eksGetTokenArgs are the arguments the rendered kubeconfig gives `aws`.
+var eksGetTokenArgs = []string{"eks", "get-token", "--cluster-name", clusterName, "--region", region}
+
+// newAWSShim writes the test `aws` printing token into a scratch directory
+// of its own (removed when the test ends) and returns the directory and
+// its call log.
+func newAWSShim(t *testing.T, workDir, name, token string) (dir, callLog string) {
+	t.Helper()
+	dir = filepath.Join(workDir, "shims-"+name)
+	callLog = filepath.Join(dir, "aws-calls.log")
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if err := writeAWSShim(dir, callLog, token, eksGetTokenArgs); err != nil {
+		t.Fatal(err)
+	}
+	return dir, callLog
 }
 
 // writeAWSShim writes dir/aws, the test stand-in for the AWS CLI a real

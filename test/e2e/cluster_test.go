@@ -71,7 +71,11 @@ type cluster struct {
 	nodeName       string
 	approver       *process
 	apiserver      *process
-	timings        map[string]time.Duration
+	// approverArgv starts nodeboot-approver (again, after a test stopped it).
+	approverArgv []string
+	// approverEnv is the environment it starts with.
+	approverEnv []string
+	timings     map[string]time.Duration
 }
 
 // startCluster starts the control plane under env.workDir/cluster and
@@ -318,7 +322,9 @@ func (c *cluster) startApprover(t *testing.T, bin string, policy, env []string, 
 		// (the default waits minutes for a cloud controller to add them).
 		"--node-wait=" + approverNodeWait.String(),
 	}
-	c.approver = c.procs.start(t, procSpec{name: "nodeboot-approver", argv: append(argv, policy...), env: env})
+	c.approverArgv = append(argv, policy...)
+	c.approverEnv = env
+	c.approver = c.procs.start(t, procSpec{name: "nodeboot-approver", argv: c.approverArgv, env: env})
 }
 
 // teardown stops every component by PID, prints logs when the test

@@ -49,7 +49,7 @@ spec:
   kubelet:
     config:
 {{- template "kubeletCgroupQuirks" .}}
-{{- template "loopbackServing" .}}
+{{- template "hostServing" .}}
 {{- template "containerdQuirks" .}}
 `))
 

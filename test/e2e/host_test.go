@@ -96,7 +96,7 @@ const hostsMarker = "# nodeboot-e2e"
 
 // addHostsEntry appends "ip name # nodeboot-e2e" to the hosts file: the
 // API server dials the kubelet by its node name (Hostname address), and the
-// kubelet listens on loopback only.
+// kubelet listens on that one address.
 func addHostsEntry(hostsFile, ip, name string) error {
 	f, err := os.OpenFile(hostsFile, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {

@@ -151,6 +151,7 @@ func TestJoin(t *testing.T) {
 			sr.Passed = !t.Failed()
 		})
 	}
+	t.Run("broken-joins", func(t *testing.T) { brokenJoins(t, env, c, host, nodeName, agentBin) })
 }
 
 func identityName(sc joinScenario) string {
@@ -167,7 +168,7 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, inv *cloudInventory, host h
 	in := userDataInput{
 		APIVersion: sc.apiVersion, Cluster: clusterName,
 		Labels: formatLabels(sc.labels), Taints: formatTaints(sc.taints),
-		SandboxImage: pauseImage, NoFileLimit: hardNoFileLimit(t),
+		SandboxImage: pauseImage, NoFileLimit: hardNoFileLimit(t), NodeIP: host.ip.String(),
 	}
 	var eks *eksAPI
 	switch {
@@ -194,13 +195,8 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, inv *cloudInventory, host h
 	if err != nil {
 		t.Fatal(err)
 	}
-	shimDir := filepath.Join(env.workDir, "shims-"+sc.name)
-	awsLog := filepath.Join(shimDir, "aws-calls.log")
-	t.Cleanup(func() { _ = os.RemoveAll(shimDir) })
-	wantAWSArgs := []string{"eks", "get-token", "--cluster-name", clusterName, "--region", region}
-	if err := writeAWSShim(shimDir, awsLog, c.nodeToken, wantAWSArgs); err != nil {
-		t.Fatal(err)
-	}
+	shimDir, awsLog := newAWSShim(t, env.workDir, sc.name, c.nodeToken)
+	wantAWSArgs := eksGetTokenArgs
 
 	meta := instanceMeta{instanceID: sc.instanceID, instanceType: sc.instanceType,
 		region: region, az: zone, host: host, dnsName: nodeName, userData: userData}
@@ -221,6 +217,7 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, inv *cloudInventory, host h
 	sr.Agent = agent.name()
 
 	n := joinNode(t, c, nodeSetup{env: env, host: host, name: nodeName, agent: agent, kubeletPath: shimDir, awsLog: awsLog})
+	exposeLogs(t, n)
 	sr.MaxPods = n.rendered.config.MaxPods
 	if sc.wantMaxPods != 0 && sr.MaxPods != sc.wantMaxPods {
 		t.Errorf("rendered maxPods = %d, want %d (the generated user data's value for %s)", sr.MaxPods, sc.wantMaxPods, sc.instanceType)
@@ -266,6 +263,10 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, inv *cloudInventory, host h
 		}
 		assertServingCSR(t, csr, c.ca.cert, nodeName, host.ip.String())
 		assertApprovedAgainstInventory(t, csr, inv, sc.instanceID)
+	})
+	t.Run("doctor", func(t *testing.T) { assertHealthyDoctor(t, agentBin, nodeEnv(agent, shimDir), sr) })
+	t.Run("support-bundle", func(t *testing.T) {
+		assertSupportBundle(t, c, nodeName, agentBin, nodeEnv(agent, shimDir), bundleSecrets(t, c))
 	})
 	t.Run("pod-logs", func(t *testing.T) {
 		greeting := "hello-from-" + sc.name

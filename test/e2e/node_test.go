@@ -71,6 +71,9 @@ type nodeSetup struct {
 	// kubeletPath is prepended to the kubelet's PATH (the test `aws`).
 	kubeletPath string
 	awsLog      string
+	// noReadyWait returns as soon as the kubelet runs (a join broken on
+	// purpose never becomes Ready).
+	noReadyWait bool
 }
 
 // joinNode runs the agent for real (root /), starts containerd and the
@@ -97,13 +100,16 @@ func joinNode(t *testing.T, c *cluster, s nodeSetup) *node {
 		t.Fatal(err)
 	}
 	n.dryRun(t, s.agent, ami)
-	td.prepareHost(t, ami, s.name)
+	td.prepareHost(t, ami, s.name, s.host.ip.String())
 	if n.tl, err = watchJoin(ctx, c.admin, s.name); err != nil {
 		t.Fatalf("watch nodes and CSRs: %v", err)
 	}
 	n.render(t, s.agent)
 	n.startContainerd(t, s.env.imagesDir)
 	n.startKubelet(t, s.env.k8s("kubelet"), s.kubeletPath)
+	if s.noReadyWait {
+		return n
+	}
 	watched := []*process{n.containerd, n.kubelet, c.apiserver, c.approver}
 	if err := waitUntil(ctx, "node "+s.name+" Ready", 2*time.Minute, 100*time.Millisecond, watched,
 		func(context.Context) (bool, string, error) {
@@ -142,9 +148,9 @@ func (n *node) dryRun(t *testing.T, agent nodeAgent, ami map[string][]byte) {
 }
 
 // prepareHost snapshots every host file the scenario will write, then
-// plays the AMI (version files), DNS (node name → 127.0.0.1) and the CNI
+// plays the AMI (version files), DNS (node name → the host's address) and the CNI
 // installer (pod network config).
-func (td *nodeTeardown) prepareHost(t *testing.T, ami map[string][]byte, nodeName string) {
+func (td *nodeTeardown) prepareHost(t *testing.T, ami map[string][]byte, nodeName, nodeIP string) {
 	t.Helper()
 	paths := append(append([]string{cniConflist}, td.node.written...), sortedKeys(ami)...)
 	snap, err := snapshotFiles(paths)
@@ -155,7 +161,7 @@ func (td *nodeTeardown) prepareHost(t *testing.T, ami map[string][]byte, nodeNam
 	if err := writeFilesUnder("/", ami); err != nil {
 		t.Fatal(err)
 	}
-	if err := addHostsEntry("/etc/hosts", "127.0.0.1", nodeName); err != nil {
+	if err := addHostsEntry("/etc/hosts", nodeIP, nodeName); err != nil {
 		t.Fatal(err)
 	}
 	td.hosts = true

@@ -18,6 +18,7 @@ var targets = []target{
 	{metric: "agent_files_written", limit: 100 * time.Millisecond, what: "agent start → files written"},
 	{metric: "serving_csr_approval", limit: time.Second, what: "serving CSR created → approved"},
 	{metric: "join", limit: 30 * time.Second, what: "agent start → Node Ready"},
+	{metric: "doctor", limit: 2 * time.Second, what: "nodeboot doctor on the joined node (exec → exit)"},
 }
 
 // discoveryTargets replace the agent target of a scenario whose agent

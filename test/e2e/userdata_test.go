@@ -29,6 +29,9 @@ type userDataInput struct {
 	SandboxImage string
 	// NoFileLimit is the RLIMIT_NOFILE hard limit containers may have.
 	NoFileLimit uint64
+	// NodeIP is the host's primary IPv4, the one address the kubelet
+	// serves on (the node name resolves to it).
+	NodeIP string
 }
 
 // hostTemplates are the parts of a NodeConfig that THIS machine needs,
@@ -42,9 +45,10 @@ const hostTemplates = `
       # This VM's kernel sysctls differ from the kubelet's defaults.
       protectKernelDefaults: false
 {{- end}}
-{{- define "loopbackServing"}}
-      # Serve on loopback only; the node name resolves to 127.0.0.1.
-      address: 127.0.0.1
+{{- define "hostServing"}}
+      # Serve on the host's address only (the node name resolves to it; the
+      # API server's node proxy refuses loopback); health checks on loopback.
+      address: {{.NodeIP}}
       healthzBindAddress: 127.0.0.1
 {{- end}}
 {{- define "containerdQuirks"}}
@@ -104,7 +108,7 @@ spec:
   kubelet:
     config:
 {{- template "kubeletCgroupQuirks" .}}
-{{- template "loopbackServing" .}}
+{{- template "hostServing" .}}
     flags:
       - --node-labels={{.Labels}}
       - --register-with-taints={{.Taints}}
@@ -161,14 +165,16 @@ func renderAL2UserData(in userDataInput) ([]byte, error) {
 }
 
 // hostKubeletFlags are the kubelet flags this machine needs when they are
-// passed the AL2 way: serve on loopback only (the node name resolves to
-// 127.0.0.1).
-var hostKubeletFlags = []string{"--address=127.0.0.1", "--healthz-bind-address=127.0.0.1"}
+// passed the AL2 way: serve on the host's address only (the node name
+// resolves to it), health checks on loopback.
+func hostKubeletFlags(in userDataInput) []string {
+	return []string{"--address=" + in.NodeIP, "--healthz-bind-address=127.0.0.1"}
+}
 
 // kubeletExtraArgs returns the words of the AL2 --kubelet-extra-args value
 // for in; bootstrap.sh puts them last on the kubelet's command line.
 func kubeletExtraArgs(in userDataInput) []string {
-	return append([]string{"--node-labels=" + in.Labels, "--register-with-taints=" + in.Taints}, hostKubeletFlags...)
+	return append([]string{"--node-labels=" + in.Labels, "--register-with-taints=" + in.Taints}, hostKubeletFlags(in)...)
 }
 
 func executeUserData(tmpl *template.Template, in userDataInput) ([]byte, error) {

@@ -133,8 +133,12 @@ func (a *Agent) systemActions(ctx context.Context, act system.Actions, written a
 	return nil
 }
 
-// run restarts the daemons in order.
+// run restarts the daemons in order. With none in scope (--daemon "")
+// there is nothing to start, so no service manager is needed.
 func (a *Agent) run(ctx context.Context, plan Plan, scope Scope) error {
+	if !scope.Containerd && !scope.Kubelet {
+		return nil
+	}
 	if a.Services == nil {
 		return ErrNoServiceManager
 	}

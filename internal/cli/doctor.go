@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nodeboot/nodeboot/internal/aws/imds"
+	"github.com/nodeboot/nodeboot/internal/config/userdata"
+	"github.com/nodeboot/nodeboot/internal/node/agent"
+	"github.com/nodeboot/nodeboot/internal/node/bundle"
+	"github.com/nodeboot/nodeboot/internal/node/cmdrun"
+	"github.com/nodeboot/nodeboot/internal/node/doctor"
+	"github.com/nodeboot/nodeboot/internal/node/host"
+	"github.com/nodeboot/nodeboot/internal/node/joinwait"
+	"github.com/nodeboot/nodeboot/internal/version"
+)
+
+// doctorIMDSAttempts bounds the doctor's user-data read: a diagnosis must
+// not wait a minute for a metadata service that does not answer (the
+// instance metadata check says why).
+const doctorIMDSAttempts = 3
+
+// errUnhealthy is returned by doctor when a check failed; the report
+// already went to stdout.
+var errUnhealthy = errors.New("a check failed")
+
+// newDoctor wires the doctor's effects.
+func newDoctor(inv Invocation, env Env, log *slog.Logger) doctor.Doctor {
+	a := newAgent(inv, env, log)
+	a.Metadata = imds.New(imds.Options{MaxAttempts: doctorIMDSAttempts})
+	environ := env.Environ
+	if environ == nil {
+		environ = os.Environ
+	}
+	return doctor.Doctor{
+		Root:    inv.Root,
+		Sources: inv.Sources,
+		CheckUserData: func(ctx context.Context, sources []string) (agent.CheckReport, error) {
+			return a.Check(ctx, sources)
+		},
+		IMDS:           doctor.IMDSProbe{Getenv: env.Getenv},
+		Commands:       cmdrun.Exec{},
+		KubeletVersion: host.Probe{Root: inv.Root, Run: host.ExecRunner{}}.KubeletVersion,
+		Environ:        environ(),
+		Hostname:       hostname(inv.Root),
+		Timeout:        inv.Timeout,
+	}
+}
+
+// hostname is the host's name, or under another --root its /etc/hostname.
+func hostname(root string) func() (string, error) {
+	if filepath.Clean(root) == "/" {
+		return os.Hostname
+	}
+	return func() (string, error) {
+		b, err := os.ReadFile(filepath.Join(root, "etc/hostname"))
+		return strings.TrimSpace(string(b)), err
+	}
+}
+
+func runDoctor(ctx context.Context, inv Invocation, env Env, log *slog.Logger) error {
+	rep := newDoctor(inv, env, log).Run(ctx)
+	var out []byte
+	if inv.Output == "json" {
+		var err error
+		if out, err = rep.JSON(); err != nil {
+			return err
+		}
+	} else {
+		out = rep.Text()
+	}
+	if _, err := env.Stdout.Write(out); err != nil {
+		return err
+	}
+	if !rep.Healthy() {
+		return fmt.Errorf("%w: %d of %d", errUnhealthy, rep.Failed, len(rep.Checks))
+	}
+	return nil
+}
+
+// newBundle wires a support bundle; report supplies the doctor report.
+func newBundle(inv Invocation, env Env, log *slog.Logger, report func(context.Context) doctor.Report) bundle.Bundle {
+	a := newAgent(inv, env, log)
+	a.Metadata = imds.New(imds.Options{MaxAttempts: doctorIMDSAttempts})
+	return bundle.Bundle{
+		Root:     inv.Root,
+		Out:      inv.OutputPath,
+		Since:    inv.Since,
+		Commands: cmdrun.Exec{},
+		Report:   report,
+		UserData: func(ctx context.Context) ([]userdata.Document, error) {
+			in, err := a.Read(ctx, inv.Sources)
+			return in.Documents, err
+		},
+		Tool: "nodeboot " + version.String(),
+	}
+}
+
+func runBundle(ctx context.Context, inv Invocation, env Env, log *slog.Logger) error {
+	d := newDoctor(inv, env, log)
+	res, err := newBundle(inv, env, log, d.Run).Write(ctx)
+	if err != nil {
+		return err
+	}
+	size, redactions := 0, 0
+	for _, it := range res.Manifest.Items {
+		size += it.Size
+		redactions += it.Redactions
+	}
+	_, err = fmt.Fprintf(env.Stdout, "wrote %s: %d items (%d bytes before compression), %d values redacted; logs from %s\n",
+		res.Path, len(res.Manifest.Items), size, redactions, res.Manifest.Logs)
+	return err
+}
+
+// waitForJoin is the end of init's run phase: wait for the Node, else
+// diagnose and fail.
+func waitForJoin(ctx context.Context, inv Invocation, env Env, log *slog.Logger) error {
+	d := newDoctor(inv, env, log)
+	w := joinwait.Waiter{
+		Timeout:    inv.RegistrationTimeout,
+		Registered: d.NodeRegistered,
+		Diagnose:   d.Run,
+		Bundle: func(ctx context.Context, rep doctor.Report) (string, error) {
+			b := inv
+			b.OutputPath, b.Since = bundle.DefaultPath, bundle.DefaultSince
+			res, err := newBundle(b, env, log, func(context.Context) doctor.Report { return rep }).Write(ctx)
+			return res.Path, err
+		},
+		Console: env.Stderr,
+		Log:     log,
+	}
+	return w.Wait(ctx)
+}

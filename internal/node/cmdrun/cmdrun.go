@@ -1,0 +1,145 @@
+// Package cmdrun runs host commands for the doctor and the support bundle:
+// bounded in time and output, stdout and stderr kept apart, the exit code
+// and duration recorded, and "not installed" told apart from "failed".
+package cmdrun
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Errors wrapped by Result.Err.
+var (
+	// ErrNotInstalled: the command is not on PATH (or not at its path).
+	ErrNotInstalled = errors.New("not installed")
+	// ErrTimeout: the command ran past its bound and was killed.
+	ErrTimeout = errors.New("timed out")
+)
+
+// DefaultMaxOutput bounds each of stdout and stderr when Cmd.MaxOutput is 0.
+const DefaultMaxOutput = 16 << 20
+
+// Cmd is one command to run.
+type Cmd struct {
+	Name string
+	Args []string
+	// Env replaces the environment when not nil.
+	Env   []string
+	Stdin []byte
+	// Timeout bounds the run; 0 means only ctx does.
+	Timeout time.Duration
+	// MaxOutput bounds each of stdout and stderr (the first bytes are
+	// kept, or the last with KeepTail); 0 means DefaultMaxOutput.
+	MaxOutput int
+	// KeepTail keeps the end of the output instead of its start (logs).
+	KeepTail bool
+}
+
+// String is the command line, for reports.
+func (c Cmd) String() string {
+	return strings.TrimSpace(c.Name + " " + strings.Join(c.Args, " "))
+}
+
+// Result is what a run produced. Err is nil when the command ran to its
+// end, whatever its exit code.
+type Result struct {
+	Stdout, Stderr []byte
+	ExitCode       int
+	Duration       time.Duration
+	// Truncated is true when output beyond MaxOutput was dropped.
+	Truncated bool
+	Err       error
+}
+
+// Runner runs commands.
+type Runner interface {
+	Run(ctx context.Context, c Cmd) Result
+}
+
+// Exec runs real processes.
+type Exec struct{}
+
+// Run runs c, killing it (and its process group) at the bound.
+func (Exec) Run(ctx context.Context, c Cmd) Result {
+	if c.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
+		defer cancel()
+	}
+	limit := c.MaxOutput
+	if limit <= 0 {
+		limit = DefaultMaxOutput
+	}
+	stdout, stderr := &capped{limit: limit, tail: c.KeepTail}, &capped{limit: limit, tail: c.KeepTail}
+	cmd := exec.CommandContext(ctx, c.Name, c.Args...)
+	cmd.Env = c.Env
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if c.Stdin != nil {
+		cmd.Stdin = bytes.NewReader(c.Stdin)
+	}
+	// Its own process group, killed whole: a plugin's children must not
+	// keep the pipes open past the bound.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	start := time.Now()
+	err := cmd.Run()
+	out, errOut := stdout.bytes(), stderr.bytes()
+	res := Result{Stdout: out, Stderr: errOut, Duration: time.Since(start),
+		Truncated: stdout.dropped || stderr.dropped, ExitCode: -1}
+	if cmd.ProcessState != nil {
+		res.ExitCode = cmd.ProcessState.ExitCode()
+	}
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil, errors.As(err, &exitErr) && ctx.Err() == nil:
+	case errors.Is(err, exec.ErrNotFound), errors.Is(err, syscall.ENOENT) && cmd.ProcessState == nil:
+		res.Err = fmt.Errorf("%s: %w", c.Name, ErrNotInstalled)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		res.Err = fmt.Errorf("%s: %w after %s", c.Name, ErrTimeout, res.Duration.Round(time.Millisecond))
+	default:
+		res.Err = fmt.Errorf("%s: %w", c.Name, err)
+	}
+	return res
+}
+
+// capped keeps the first (or, with tail, the last) limit bytes written
+// and notes that the rest was dropped.
+type capped struct {
+	buf     bytes.Buffer
+	limit   int
+	tail    bool
+	dropped bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if c.tail {
+		c.buf.Write(p)
+		if c.buf.Len() > 2*c.limit { // trim now and then, not on every write
+			c.buf.Next(c.buf.Len() - c.limit)
+			c.dropped = true
+		}
+		return len(p), nil
+	}
+	if room := c.limit - c.buf.Len(); room < len(p) {
+		c.dropped = true
+		c.buf.Write(p[:max(room, 0)])
+		return len(p), nil
+	}
+	return c.buf.Write(p)
+}
+
+func (c *capped) bytes() []byte {
+	b := c.buf.Bytes()
+	if c.tail && len(b) > c.limit {
+		c.dropped = true
+		b = b[len(b)-c.limit:]
+	}
+	return b
+}

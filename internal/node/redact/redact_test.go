@@ -1,0 +1,363 @@
+package redact
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// redactCase is one real-world file with the secrets it holds, what must
+// stay, and the findings expected (rule and line; field when set).
+type redactCase struct {
+	name    string
+	input   string
+	secrets []string
+	keep    []string
+	want    []Finding
+}
+
+func redactCases(t testing.TB) []redactCase {
+	key, ca := testKey(t), testCA(t)
+	secrets := func(extra ...string) []string { return append(keyBody(t), extra...) }
+	return []redactCase{
+		{
+			name: "nodeboot.io NodeConfig with a bootstrap token under identity",
+			input: `apiVersion: nodeboot.io/v1alpha1
+kind: NodeConfig
+spec:
+  cluster:
+    name: prod
+    apiServerEndpoint: https://10.0.0.1:6443
+    certificateAuthority: ` + b64(ca) + `
+  identity:
+    mode: BootstrapToken
+    bootstrapToken:
+      token: ` + bootstrapToken + `
+      caCertHashes: ["sha256:7c0d3c1e"]
+  kubelet:
+    flags:
+      - --node-labels=team=blue
+`,
+			secrets: []string{bootstrapToken, "BootstrapToken", "sha256:7c0d3c1e"},
+			keep:    []string{"name: prod", "https://10.0.0.1:6443", b64(ca), "--node-labels=team=blue", "identity:", "bootstrapToken:", "token: REDACTED"},
+			want: []Finding{
+				{Rule: RuleIdentity, Line: 9, Field: "identity.mode"},
+				{Rule: RuleIdentity, Line: 11, Field: "identity.bootstrapToken.token"},
+				{Rule: RuleIdentity, Line: 12, Field: "identity.bootstrapToken.caCertHashes"},
+			},
+		},
+		{
+			name: "NodeConfig identity exec plugin with environment, in a list item",
+			input: `- apiVersion: nodeboot.io/v1alpha1
+  spec:
+    identity:
+      exec:
+        command: /usr/local/bin/get-token
+        args:
+          - --profile
+          - node-role
+        env:
+          AWS_PROFILE: nodes
+        script: |
+          export TOKEN=s3cr3t-script-value
+          run-it
+    cluster:
+      name: lab
+`,
+			secrets: []string{"get-token", "node-role", "nodes", "s3cr3t-script-value", "run-it"},
+			keep:    []string{"identity:", "exec:", "args:", "name: lab", "script: |"},
+		},
+		{
+			name: "config cache JSON (pretty) with identity and the CA",
+			input: `{
+  "userSpec": {
+    "cluster": {"name": "prod", "certificateAuthority": "` + b64(ca) + `"},
+    "identity": {
+      "mode": "BootstrapToken",
+      "bootstrapToken": {
+        "token": "` + bootstrapToken + `",
+        "caCertHashes": ["sha256:abcd"]
+      }
+    }
+  }
+}
+`,
+			secrets: []string{bootstrapToken, "BootstrapToken", "sha256:abcd"},
+			keep:    []string{`"name": "prod"`, b64(ca), `"token": "REDACTED"`, `"mode": "REDACTED"`},
+			want: []Finding{
+				{Rule: RuleIdentity, Line: 5, Field: "identity.mode"},
+				{Rule: RuleIdentity, Line: 7, Field: "identity.token"},
+				{Rule: RuleIdentity, Line: 8, Field: "identity.caCertHashes"},
+			},
+		},
+		{
+			name:    "compact JSON user data",
+			input:   `{"apiVersion":"nodeboot.io/v1alpha1","kind":"NodeConfig","spec":{"identity":{"exec":{"command":"aws","env":{"AWS_ROLE_ARN":"arn:aws:iam::1:role/n"}}},"cluster":{"name":"x"}}}`,
+			secrets: []string{"arn:aws:iam::1:role/n", `"aws"`},
+			keep:    []string{`"cluster":{"name":"x"}`, `"command":"REDACTED"`},
+		},
+		{
+			name: "bootstrap kubeconfig with a token, CA by file",
+			input: `apiVersion: v1
+kind: Config
+clusters:
+- name: kubernetes
+  cluster:
+    certificate-authority: /etc/kubernetes/pki/ca.crt
+    server: https://127.0.0.1:6443
+users:
+- name: kubelet-bootstrap
+  user:
+    token: ` + bootstrapToken + `
+`,
+			secrets: []string{bootstrapToken},
+			keep:    []string{"certificate-authority: /etc/kubernetes/pki/ca.crt", "server: https://127.0.0.1:6443"},
+			want:    []Finding{{Rule: RuleSensitiveKey, Line: 11, Field: "token"}},
+		},
+		{
+			name: "kubeconfig with embedded client key, client certificate and CA data",
+			input: `users:
+- name: admin
+  user:
+    client-certificate-data: ` + b64(ca) + `
+    client-key-data: ` + b64(key) + `
+    tokenFile: /var/run/secrets/token
+clusters:
+- cluster:
+    certificate-authority-data: ` + b64(ca) + `
+`,
+			secrets: []string{b64(key)},
+			keep:    []string{"client-certificate-data: " + b64(ca), "certificate-authority-data: " + b64(ca), "tokenFile: /var/run/secrets/token"},
+			want:    []Finding{{Rule: RuleSensitiveKey, Line: 5, Field: "client-key-data"}},
+		},
+		{
+			name:    "kubelet client certificate file: certificate and key in one PEM",
+			input:   ca + key,
+			secrets: secrets(),
+			keep:    []string{strings.TrimSpace(ca), "-----BEGIN EC PRIVATE KEY-----", "-----END EC PRIVATE KEY-----"},
+			want:    []Finding{{Rule: RulePrivateKey, Line: strings.Count(ca, "\n") + 1, Field: "EC PRIVATE KEY"}},
+		},
+		{
+			name:    "private key escaped inside a JSON string",
+			input:   `{"tls.key": "` + strings.ReplaceAll(key, "\n", `\n`) + `", "tls.crt": "x"}`,
+			secrets: secrets(),
+			keep:    []string{`"tls.crt": "x"`},
+		},
+		{
+			name:    "private key indented in a YAML block scalar",
+			input:   "files:\n  - path: /etc/x.key\n    content: |\n" + indent(key, "      ") + "\n    owner: root\n",
+			secrets: secrets(),
+			keep:    []string{"owner: root", "path: /etc/x.key"},
+		},
+		{
+			name:    "truncated private key at the end of a log",
+			input:   "I1122 starting\n" + strings.Join(strings.Split(key, "\n")[:3], "\n"),
+			secrets: keyBody(t)[:2],
+			keep:    []string{"I1122 starting"},
+		},
+		{
+			name: "Bottlerocket TOML settings",
+			input: `[settings.kubernetes]
+cluster-name = "prod"
+api-server = "https://api.example.com"
+cluster-certificate = "` + b64(ca) + `"
+bootstrap-token = "` + bootstrapToken + `"
+
+[settings.network]
+https-proxy = "http://squid:` + proxyPassword + `@proxy.internal:3128"
+no-proxy = ["localhost", "10.0.0.0/8"]
+
+[settings.aws]
+config = "` + b64("[default]\nregion = us-west-2\naws_secret_access_key = "+secretKey+"\n") + `"
+`,
+			secrets: []string{bootstrapToken, proxyPassword, "squid", secretKey},
+			keep:    []string{`cluster-name = "prod"`, b64(ca), "proxy.internal:3128", `no-proxy = ["localhost", "10.0.0.0/8"]`},
+			want: []Finding{
+				{Rule: RuleSensitiveKey, Line: 5, Field: "bootstrap-token"},
+				{Rule: RuleURLCredentials, Line: 8},
+				{Rule: RuleEncodedSecret, Line: 12},
+			},
+		},
+		{
+			name: "AL2 bootstrap.sh user data with exported keys and a proxy",
+			input: `#!/bin/bash
+set -ex
+export AWS_ACCESS_KEY_ID=` + accessKeyID + `
+export AWS_SECRET_ACCESS_KEY="` + secretKey + `"
+AWS_SESSION_TOKEN='` + sessionToken + `' aws s3 cp s3://bucket/x /tmp/x
+export HTTPS_PROXY=http://user:` + proxyPassword + `@10.0.0.9:3128
+/etc/eks/bootstrap.sh prod --kubelet-extra-args '--node-labels=a=b --max-pods=20' --b64-cluster-ca ` + b64(ca) + `
+`,
+			secrets: []string{accessKeyID, secretKey, sessionToken, proxyPassword},
+			keep:    []string{"/etc/eks/bootstrap.sh prod", "--node-labels=a=b --max-pods=20", b64(ca), "s3://bucket/x", "@10.0.0.9:3128"},
+		},
+		{
+			name: "systemd environment drop-ins",
+			input: `[Manager]
+DefaultEnvironment="HTTPS_PROXY=http://ops:` + proxyPassword + `@proxy:3128" "NO_PROXY=10.0.0.0/8"
+[Service]
+Environment="AWS_SECRET_ACCESS_KEY=` + secretKey + `"
+`,
+			secrets: []string{proxyPassword, secretKey},
+			keep:    []string{"NO_PROXY=10.0.0.0/8", "@proxy:3128"},
+		},
+		{
+			name: "containerd registry credentials",
+			input: `[plugins."io.containerd.grpc.v1.cri".registry.configs."registry.example.com".auth]
+  username = "robot"
+  password = "` + proxyPassword + `"
+  auth = "` + b64("robot:"+proxyPassword) + `"
+  identitytoken = "` + staticToken + `"
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+  SystemdCgroup = true
+`,
+			secrets: []string{proxyPassword, b64("robot:" + proxyPassword), staticToken},
+			keep:    []string{`username = "robot"`, "SystemdCgroup = true"},
+		},
+		{
+			name:    "ExecCredential printed by a credential plugin",
+			input:   `{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1beta1","spec":{},"status":{"expirationTimestamp":"2026-11-22T10:14:00Z","token":"` + eksToken + `"}}`,
+			secrets: []string{eksToken, "aHR0cHM6Ly9zdHMu"},
+			keep:    []string{`"expirationTimestamp":"2026-11-22T10:14:00Z"`},
+		},
+		{
+			name: "kubelet and agent log lines",
+			input: `I1122 10:00:00.000000 1 round_trippers.go:470] curl -v -XGET -H "Authorization: Bearer ` + staticToken + `" 'https://127.0.0.1:6443/api'
+E1122 10:00:01.000000 1 token.go:9] using token ` + eksToken + `
+I1122 10:00:02.000000 1 sa.go:1] projected token ` + jwtToken + ` mounted
+level=INFO msg="discovered CA" token=` + bootstrapToken + ` endpoint=https://127.0.0.1:6443
+`,
+			secrets: []string{staticToken, eksToken, jwtToken, bootstrapToken},
+			keep:    []string{"round_trippers.go:470", "endpoint=https://127.0.0.1:6443", "projected token REDACTED mounted"},
+		},
+		{
+			name:    "AWS shared credentials file",
+			input:   "[default]\naws_access_key_id = " + accessKeyID + "\naws_secret_access_key = " + secretKey + "\naws_session_token = " + sessionToken + "\nregion = us-west-2\n",
+			secrets: []string{accessKeyID, secretKey, sessionToken},
+			keep:    []string{"region = us-west-2", "[default]"},
+		},
+		{
+			name:    "cloud-init output echoing gzip+base64 user data",
+			input:   "Cloud-init v. 24.1 running\nuser data: " + gzipB64(t, "spec:\n  identity:\n    bootstrapToken:\n      token: "+bootstrapToken+"\n") + "\nfinished\n",
+			secrets: []string{gzipB64(t, "spec:\n  identity:\n    bootstrapToken:\n      token: "+bootstrapToken+"\n")},
+			keep:    []string{"Cloud-init v. 24.1 running", "finished"},
+			want:    []Finding{{Rule: RuleEncodedSecret, Line: 2}},
+		},
+		{
+			name: "MIME user data with a base64 NodeConfig part",
+			input: "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"//\"\n\n--//\nContent-Type: application/node.eks.aws\nContent-Transfer-Encoding: base64\n\n" +
+				wrap76(b64("apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: prod\n  identity:\n    bootstrapToken:\n      token: "+bootstrapToken+"\n")) + "\n--//--\n",
+			secrets: strings.Split(wrap76(b64("apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: prod\n  identity:\n    bootstrapToken:\n      token: "+bootstrapToken+"\n")), "\n"),
+			keep:    []string{"Content-Type: application/node.eks.aws", "--//--"},
+			want:    []Finding{{Rule: RuleEncodedSecret, Line: 8}},
+		},
+		{
+			name:    "presigned URL and query-string credentials",
+			input:   "GET https://bucket.s3.amazonaws.com/key?X-Amz-Credential=" + accessKeyID + "%2F20261122&X-Amz-Security-Token=" + sessionToken + "&X-Amz-Signature=0a1b2c3d4e&x-id=GetObject\n",
+			secrets: []string{accessKeyID, sessionToken, "0a1b2c3d4e"},
+			keep:    []string{"https://bucket.s3.amazonaws.com/key?", "x-id=GetObject"},
+		},
+		{
+			name:    "flags with a separate or attached value",
+			input:   "kube-apiserver --token-auth-file=/etc/tokens.csv --oidc-client-secret " + staticToken + " --kubelet-client-key=/k --password=" + proxyPassword + " --anonymous-auth=false\n",
+			secrets: []string{staticToken, proxyPassword},
+			keep:    []string{"--token-auth-file=/etc/tokens.csv", "--kubelet-client-key=/k", "--anonymous-auth=false"},
+		},
+		{
+			name: "kubelet config and rendered files without secrets stay as they are",
+			input: `{
+    "authentication": {"x509": {"clientCAFile": "/etc/kubernetes/pki/ca.crt"}, "anonymous": {"enabled": false}},
+    "authorization": {"mode": "Webhook"},
+    "serverTLSBootstrap": true,
+    "providerID": "aws:///us-west-2a/i-0123"
+}
+NODEADM_KUBELET_ARGS=--node-ip=10.0.0.5 --hostname-override=ip-10-0-0-5.us-west-2.compute.internal --kubeconfig=/var/lib/kubelet/kubeconfig
+container 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef started
+`,
+		},
+	}
+}
+
+func TestBytes(t *testing.T) {
+	for _, tc := range redactCases(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			out, findings := Bytes([]byte(tc.input))
+			got := string(out)
+			for _, s := range tc.secrets {
+				if strings.Contains(got, s) {
+					t.Errorf("secret %q left in output:\n%s", s, got)
+				}
+			}
+			for _, k := range tc.keep {
+				if !strings.Contains(got, k) {
+					t.Errorf("output lost %q:\n%s", k, got)
+				}
+			}
+			if tc.secrets == nil && got != tc.input {
+				t.Errorf("input without secrets changed:\n%s", got)
+			}
+			if tc.secrets != nil && len(findings) == 0 {
+				t.Errorf("no findings")
+			}
+			if tc.secrets == nil && len(findings) > 0 {
+				t.Errorf("findings on input without secrets: %+v", findings)
+			}
+			for _, w := range tc.want {
+				if !slices.ContainsFunc(findings, func(f Finding) bool {
+					return f.Rule == w.Rule && f.Line == w.Line && (w.Field == "" || f.Field == w.Field)
+				}) {
+					t.Errorf("missing finding %+v; got %+v", w, findings)
+				}
+			}
+			if a, b := strings.Count(tc.input, "\n"), strings.Count(got, "\n"); a != b {
+				t.Errorf("line count changed from %d to %d", a, b)
+			}
+			assertFindingsClean(t, findings, tc.secrets)
+			again, more := Bytes(out)
+			if !bytes.Equal(again, out) || len(more) > 0 {
+				t.Errorf("redacting again changed the output or found %+v:\n%s", more, again)
+			}
+		})
+	}
+}
+
+// assertFindingsClean checks that no finding repeats a secret.
+func assertFindingsClean(t *testing.T, findings []Finding, secrets []string) {
+	t.Helper()
+	for _, f := range findings {
+		text := fmt.Sprintf("%+v", f)
+		for _, s := range secrets {
+			if len(s) >= 6 && strings.Contains(text, s) {
+				t.Errorf("finding %s repeats secret %q", text, s)
+			}
+		}
+	}
+}
+
+func TestSensitiveKey(t *testing.T) {
+	for key, want := range map[string]bool{
+		"token": true, "bootstrap-token": true, "AWS_SECRET_ACCESS_KEY": true, "aws_access_key_id": true,
+		"client-key-data": true, "password": true, "db_password_hash": true, "identitytoken": true,
+		"X-Amz-Security-Token": true, "Authorization": true, "--oidc-client-secret": true, "auth": true,
+		"tokenFile": false, "token-id": false, "secretName": false, "authorization-mode": false,
+		"cacheAuthorizedTTL": false, "serverTLSBootstrap": false, "certificate-authority-data": false,
+		"client-certificate-data": false, "expirationTimestamp": false, "name": false, "": false,
+	} {
+		if got := sensitiveKey([]byte(key)); got != want {
+			t.Errorf("sensitiveKey(%q) = %v, want %v", key, got, want)
+		}
+	}
+}
+
+func BenchmarkBytesLog(b *testing.B) {
+	var log bytes.Buffer
+	for i := range 20000 {
+		fmt.Fprintf(&log, "I1122 10:00:%02d.000000 1 kubelet.go:%d] \"Syncing pod\" pod=\"kube-system/coredns-%d\" containerID=\"containerd://0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"\n", i%60, i, i)
+	}
+	b.SetBytes(int64(log.Len()))
+	for b.Loop() {
+		Bytes(log.Bytes())
+	}
+}
