@@ -85,3 +85,30 @@ func TestSourceJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestLimit checks that long problem lists are cut to MaxProblems plus a
+// summary that keeps the list's error status.
+func TestLimit(t *testing.T) {
+	src := Source{URI: "imds://user-data"}
+	many := func(n int, sev Severity) List {
+		var l List
+		for i := range n {
+			l = append(l, Problem{Severity: sev, Source: src, Position: Position{Line: i + 1}, Message: "m"})
+		}
+		return l
+	}
+	if got := Limit(many(MaxProblems, SeverityError), src); len(got) != MaxProblems {
+		t.Errorf("a list at the limit was cut to %d", len(got))
+	}
+	warnings := append(many(MaxProblems, SeverityWarning), many(3, SeverityError)...)
+	got := Limit(warnings, src)
+	if len(got) != MaxProblems+1 || !got.HasErrors() {
+		t.Fatalf("cut list: %d problems, errors %v", len(got), got.HasErrors())
+	}
+	if last := got[MaxProblems]; last.Message != "3 more problems in this document are not shown (3 of them errors); fix the ones above and check again" {
+		t.Errorf("summary = %q", last.Message)
+	}
+	if got := Limit(many(MaxProblems+5, SeverityWarning), src); got.HasErrors() {
+		t.Errorf("warnings only became an error")
+	}
+}
