@@ -182,11 +182,3 @@ func (r *argReader) readEnvironment(inv *invocation, env map[string]envInput) {
 		r.warnf(e.pos, "", "the exported variable %s is ignored: nodeboot takes the sandbox (pause) image from the node", envPauseContainerImage)
 	}
 }
-
-// shellQuote renders a value for messages the way a user would type it.
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>(){}*?[]#~!") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}

@@ -1,14 +1,12 @@
 package bootstrapsh
 
 import (
-	"bytes"
 	"cmp"
 	"slices"
 	"strings"
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
-	"github.com/nodeboot/nodeboot/internal/config/userdata"
 )
 
 // FormatName is the diag.Source Format of every problem reported here.
@@ -31,49 +29,6 @@ type Result struct {
 	// bash would (an argument that could not be expanded is kept as
 	// written); ParseArgs reads the same list.
 	Args []string
-}
-
-// ParseScript finds the /etc/eks/bootstrap.sh call in a shell script and
-// converts it to a hub.Spec. It never runs anything: see the package
-// documentation for what is understood. doc.Data is read as a shell
-// script whatever doc.Format says.
-func ParseScript(doc userdata.Document) (res Result, problems diag.List) {
-	src := doc.Source
-	src.Format = FormatName
-	defer func() {
-		if r := recover(); r != nil {
-			res = Result{}
-			problems.Errorf(src, "", diag.Position{}, "internal error while reading the bootstrap.sh call (please report this): %v", r)
-		}
-	}()
-	base := max(src.Line, 1)
-	script, crlf, synErr := parseScript(doc.Data)
-	if synErr != nil {
-		if !bytes.Contains(doc.Data, []byte(bootstrapPath)) {
-			return Result{}, nil // not ours
-		}
-		problems.Errorf(src, "", diag.Position{Line: base + synErr.pos.line - 1, Column: synErr.pos.col},
-			"the script mentions %s but is not valid shell, so the call cannot be read: %s", bootstrapPath, synErr.msg)
-		return Result{}, problems
-	}
-	in := newInterp(src, base)
-	in.walkList(script, execContext{})
-	in.reportCalls()
-	if len(in.calls) == 0 {
-		return Result{}, in.problems
-	}
-	if crlf {
-		in.warnf(position{line: 1, col: 1}, "the script has CRLF (Windows) line endings: bash keeps the \\r at the end of each line (the #! line fails, and bootstrap.sh would get a cluster name ending in \\r); nodeboot reads the lines without it, but convert the file to LF endings")
-	}
-	first := in.calls[0]
-	spec, positions, more := parseInvocation(first.args, first.env, src, in.at(first.pos))
-	problems = append(in.problems, more...)
-	sortByLine(problems)
-	args := make([]string, len(first.args))
-	for i, a := range first.args {
-		args[i] = a.text
-	}
-	return Result{Found: true, Spec: spec, Positions: positions, Args: args}, problems
 }
 
 // ParseArgs converts a bootstrap.sh argument list (without the script
