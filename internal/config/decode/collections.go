@@ -96,6 +96,9 @@ func (w *walker) list(n *yaml.Node, path string, v reflect.Value) {
 	}
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 	for i, item := range n.Content {
+		if w.exhausted {
+			break
+		}
 		w.value(item, indexPath(path, i), s.Index(i))
 	}
 	v.Set(s)

@@ -38,6 +38,7 @@ func NodeConfig(doc userdata.Document) (out []Decoded, problems diag.List) {
 		if r := recover(); r != nil {
 			problems.Errorf(doc.Source, "", diag.Position{}, "internal error while decoding NodeConfig (please report this): %v", r)
 		}
+		problems = diag.Limit(problems, doc.Source)
 	}()
 	base := max(doc.Source.Line, 1)
 	dec := yaml.NewDecoder(bytes.NewReader(doc.Data))

@@ -3,6 +3,8 @@ package decode
 import (
 	"strings"
 	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/config/diag"
 )
 
 func TestNodeConfigStructure(t *testing.T) {
@@ -114,6 +116,31 @@ func TestNodeConfigStructure(t *testing.T) {
 			assertProblems(t, problems, tc.want)
 		})
 	}
+}
+
+// TestNodeBudgetOneError checks that a document past the node budget gets
+// the budget error and nothing about the values left undecoded, and that
+// thousands of real problems are cut to diag.MaxProblems and a summary.
+func TestNodeBudgetOneError(t *testing.T) {
+	flags := func(item string, n int) string {
+		return eks + "  kubelet:\n    flags: [" + strings.TrimSuffix(strings.Repeat(item+", ", n), ", ") + "]\n"
+	}
+	t.Run("budget spent on flags", func(t *testing.T) {
+		input := "metadata: {s: &s --v=2}\n" + flags("*s", 60_000)
+		_, problems := decodeString(input)
+		if len(problems) != 1 || !strings.Contains(problems[0].Message, "document is too large") {
+			t.Fatalf("want only the budget error, got %d problems; first: %v", len(problems), problems[:min(3, len(problems))])
+		}
+	})
+	t.Run("thousands of problems", func(t *testing.T) {
+		_, problems := decodeString(flags("x", 3000))
+		if len(problems) != diag.MaxProblems+1 {
+			t.Fatalf("%d problems", len(problems))
+		}
+		if last := problems[diag.MaxProblems]; last.Severity != diag.SeverityError || !strings.Contains(last.Message, "2900 more problems") {
+			t.Errorf("summary = %s", last)
+		}
+	})
 }
 
 // aliasBomb nests aliases so the document expands to 10^6 nodes.

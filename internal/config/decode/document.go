@@ -40,7 +40,10 @@ func document(data []byte, src diag.Source, base int, root *yaml.Node) (Decoded,
 		w.errorf(content, "spec", "missing; a NodeConfig needs a spec with at least cluster.name")
 	}
 	d.Spec = s.spec(v)
-	problems := append(w.problems, w.valueProblems(validate.Spec(d.Spec))...)
+	problems := w.problems
+	if !w.exhausted { // past the budget, values are missing: checking them would only repeat the budget error
+		problems = append(problems, w.valueProblems(validate.Spec(d.Spec))...)
+	}
 	sortByPosition(problems)
 	return d, problems
 }

@@ -3,6 +3,7 @@ package bottlerocket
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -412,5 +413,19 @@ func TestDecodeReservedCPUsClash(t *testing.T) {
 	errs := problems.Filter(diag.SeverityError)
 	if len(errs) != 1 || errs[0].Position.Line != 4 || !strings.Contains(errs[0].Message, "kubeReservedCgroup, which settings.kubernetes.reserved-cpus already sets") {
 		t.Fatalf("problems %v", problems)
+	}
+}
+
+// TestDecodeProblemCount checks that thousands of problems are cut to
+// diag.MaxProblems and a summary.
+func TestDecodeProblemCount(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[settings.kubernetes]\ncluster-name = \"c\"\n[settings.kubernetes.node-labels]\n")
+	for i := range 3000 {
+		fmt.Fprintf(&b, "team%d = \"a b\"\n", i)
+	}
+	_, problems := decodeString(t, b.String(), 1)
+	if len(problems) != diag.MaxProblems+1 || !strings.Contains(problems[diag.MaxProblems].Message, "2900 more problems") {
+		t.Fatalf("%d problems, last %v", len(problems), problems[len(problems)-1])
 	}
 }
