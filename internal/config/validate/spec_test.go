@@ -3,6 +3,7 @@ package validate
 import (
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -72,6 +73,15 @@ func TestCertificateAuthorityProblem(t *testing.T) {
 		{name: "der", ca: der, want: "is a DER certificate, not PEM"},
 		{name: "double base64", ca: []byte("LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t"), want: "is base64-encoded twice"},
 		{name: "random bytes", ca: []byte("hello"), want: "decodes to 5 bytes without a PEM CERTIFICATE block"},
+		{name: "trailing blank lines", ca: append(append([]byte{}, ca...), "\n \n\t"...), want: ""},
+		{name: "trailing garbage", ca: append(append([]byte{}, ca...), "garbage\n"...),
+			want: fmt.Sprintf(`line %d of the decoded PEM text, after PEM block 1, is not PEM ("garbage"); remove it`, lines(ca)+1)},
+		{name: "garbage before", ca: append([]byte("# cluster CA\n"), ca...),
+			want: `line 1 of the decoded PEM text, before PEM block 1, is not PEM ("# cluster CA"); remove it`},
+		{name: "garbage between", ca: append(append(append([]byte{}, ca...), "x\n"...), ca...),
+			want: fmt.Sprintf(`line %d of the decoded PEM text, after PEM block 1, is not PEM ("x")`, lines(ca)+1)},
+		{name: "unterminated block", ca: append(append([]byte{}, ca...), "-----BEGIN CERTIFICATE-----\nMIIB\n"...),
+			want: fmt.Sprintf(`line %d of the decoded PEM text, after PEM block 1, is not PEM ("-----BEGIN CERTIFICATE-----"); remove it`, lines(ca)+1)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,6 +92,9 @@ func TestCertificateAuthorityProblem(t *testing.T) {
 		})
 	}
 }
+
+// lines counts the lines of b.
+func lines(b []byte) int { return strings.Count(string(b), "\n") }
 
 func TestSpecCertificateAuthorityOmitsValue(t *testing.T) {
 	errs := Spec(hub.Spec{Cluster: hub.Cluster{CertificateAuthority: []byte("secret-ish")}})
