@@ -98,5 +98,5 @@ func boolInt(b bool) int {
 
 // describeRoot names what a document root is when it is not a mapping.
 func describeRoot(n *yaml.Node) string {
-	return fmt.Sprintf("a NodeConfig must be a mapping with apiVersion, kind and spec, got %s", describe(n))
+	return fmt.Sprintf("a NodeConfig must be a mapping with apiVersion, kind and spec, got %s", describeAt(n, ""))
 }

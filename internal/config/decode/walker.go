@@ -146,7 +146,7 @@ func (w *walker) expectKind(n *yaml.Node, path string, kind yaml.Kind, t reflect
 	if n.Kind == kind {
 		return true
 	}
-	msg := fmt.Sprintf("expected %s, got %s", expected(t), describe(n))
+	msg := fmt.Sprintf("expected %s, got %s", expected(t), describeAt(n, path))
 	if kind == yaml.SequenceNode && n.Kind == yaml.ScalarNode {
 		msg += `; write one item per line, each starting with "- "`
 	}

@@ -2,7 +2,10 @@ package diag
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 func TestSourceString(t *testing.T) {
@@ -110,5 +113,50 @@ func TestLimit(t *testing.T) {
 	}
 	if got := Limit(many(MaxProblems+5, SeverityWarning), src); got.HasErrors() {
 		t.Errorf("warnings only became an error")
+	}
+}
+
+// TestHidesValue checks which paths' values are never shown.
+func TestHidesValue(t *testing.T) {
+	for path, want := range map[string]bool{
+		"spec.identity.bootstrapToken.token": true,
+		"spec.identity.bootstrapToken":       true, // a string here may be the token
+		"spec.identity":                      true,
+		"spec":                               true,
+		"":                                   true,
+		"spec.identity.bootstrapToken.caCertHashes[0]":           false,
+		"spec.identity.exec.env[AWS_SECRET_ACCESS_KEY]":          true,
+		"spec.identity.exec.command":                             false,
+		"spec.instance.environment[default][HTTPS_PROXY]":        true,
+		"spec.instance.environment[default]":                     true,
+		"spec.instance.localStorage.strategy":                    false,
+		"spec.containerd.config":                                 true,
+		"spec.containerd.baseRuntimeSpec[process]":               false,
+		"spec.kubelet.config[staticPodURLHeader][Authorization]": true,
+		"spec.kubelet.config[maxPods]":                           false,
+		"spec.kubelet.config[evictionHard][memory.available]":    false,
+		"spec.kubelet.flags[0]":                                  false,
+		"spec.cluster.name":                                      false,
+	} {
+		if got := HidesValue(path); got != want {
+			t.Errorf("HidesValue(%q) = %v, want %v", path, got, want)
+		}
+	}
+}
+
+// TestFieldErrorBody checks that secret values are left out and long ones
+// cut.
+func TestFieldErrorBody(t *testing.T) {
+	token := field.Invalid(field.NewPath("spec", "identity", "bootstrapToken", "token"), "k7x2mp.q9w8e7r6t5y4u3i2", "bad")
+	if got := FieldErrorBody(token); got != "Invalid value: bad" {
+		t.Errorf("token: %q", got)
+	}
+	long := field.Invalid(field.NewPath("spec", "cluster", "cidr"), strings.Repeat("x", 100), "bad")
+	if got := FieldErrorBody(long); got != `Invalid value: "`+strings.Repeat("x", 60)+`…": bad` {
+		t.Errorf("long: %q", got)
+	}
+	short := field.Invalid(field.NewPath("spec", "cluster", "cidr"), "10.0/16", "bad")
+	if got := FieldErrorBody(short); got != short.ErrorBody() {
+		t.Errorf("short: %q", got)
 	}
 }

@@ -2,6 +2,7 @@ package bootstrapsh
 
 import (
 	"fmt"
+	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -35,11 +36,15 @@ func (in *interp) recordCall(s *syntax.Stmt, cmd *syntax.CallExpr, res resolutio
 func (in *interp) expandArgs(words []*syntax.Word) []argument {
 	var out []argument
 	warnedIFS := false
-	for _, w := range words {
+	for i, w := range words {
 		raw, pos := in.raw(w), posOf(w.Pos())
 		fields, iss := in.expandFields(w)
 		if iss != nil {
-			in.errorf(iss.pos, "bootstrap.sh argument %s: %s", excerpt(raw), iss.msg)
+			if flag, ok := secretValue(in.rawWords(words[max(i-1, 0):i]), raw); ok {
+				in.errorf(iss.pos, "the value of %s cannot be worked out without running the script (it is not shown: it may hold credentials); write the value itself", flag)
+			} else {
+				in.errorf(iss.pos, "bootstrap.sh argument %s: %s", excerpt(raw), iss.msg)
+			}
 			out = append(out, argument{text: raw, pos: in.at(pos), unknown: true})
 			continue
 		}
@@ -52,6 +57,19 @@ func (in *interp) expandArgs(words []*syntax.Word) []argument {
 		}
 	}
 	return out
+}
+
+// secretValue reports whether the argument written raw, after the words
+// before (the previous one or none), is the value of a secret option:
+// "--docker-config-json VALUE" or "--docker-config-json=VALUE".
+func secretValue(before []string, raw string) (string, bool) {
+	if len(before) == 1 && isSecretOption(before[0]) {
+		return before[0], true
+	}
+	if name, _, ok := strings.Cut(raw, "="); ok && isSecretOption(name) {
+		return name, true
+	}
+	return "", false
 }
 
 func hasUnquotedParam(w *syntax.Word) bool {
