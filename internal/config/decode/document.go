@@ -40,6 +40,9 @@ func document(data []byte, src diag.Source, base int, root *yaml.Node) (Decoded,
 		w.errorf(content, "spec", "missing; a NodeConfig needs a spec with at least cluster.name")
 	}
 	d.Spec = s.spec(v)
+	for i, f := range d.Spec.Kubelet.Flags {
+		d.Spec.Kubelet.Flags[i] = validate.NormalizeFlag(f)
+	}
 	problems := w.problems
 	if !w.exhausted { // past the budget, values are missing: checking them would only repeat the budget error
 		problems = append(problems, w.valueProblems(validate.Spec(d.Spec))...)

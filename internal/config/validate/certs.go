@@ -58,11 +58,11 @@ func notPEM(ca []byte, from, to, n int) string {
 	if n == 0 {
 		where = "before PEM block 1"
 	}
-	return fmt.Sprintf("line %d of the decoded PEM text, %s, is not PEM (%q); remove it", line, where, clipText(string(what)))
+	return fmt.Sprintf("line %d of the decoded PEM text, %s, is not PEM (%q); remove it", line, where, clip(string(what)))
 }
 
-// clipText shortens text quoted in messages.
-func clipText(s string) string {
+// clip shortens text quoted in messages.
+func clip(s string) string {
 	const limit = 40
 	if len(s) <= limit {
 		return s

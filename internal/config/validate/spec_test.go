@@ -164,7 +164,7 @@ func TestSpecKubelet(t *testing.T) {
 		{name: "empty flag name", kubelet: hub.Kubelet{Flags: []string{"--=x"}},
 			want: []wantError{{"spec.kubelet.flags[0]", "has no flag name"}}},
 		{name: "two flags in one item", kubelet: hub.Kubelet{Flags: []string{"--v=2 --node-labels=a=b"}},
-			want: []wantError{{"spec.kubelet.flags[0]", "must not contain whitespace"}}},
+			want: []wantError{{"spec.kubelet.flags[0]", "contains a blank (U+0020)"}}},
 		{name: "expression does not compile", kubelet: hub.Kubelet{MaxPodsExpression: "default_enis *"},
 			want: []wantError{{"spec.kubelet.maxPodsExpression", "invalid max pods expression"}}},
 		{name: "expression unknown variable", kubelet: hub.Kubelet{MaxPodsExpression: "enis + 1"},

@@ -5,8 +5,11 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/validate"
 )
 
 // FormatName is the diag.Source Format of every problem reported here.
@@ -61,12 +64,40 @@ func ParseArgsEnv(args, environ []string, src diag.Source) (hub.Spec, diag.List)
 	return spec, problems
 }
 
-// parseInvocation reads an argument list and builds the spec.
+// parseInvocation reads an argument list and builds the spec, then checks
+// its values the way every format's are (validate.Spec).
 func parseInvocation(args []argument, env map[string]envInput, src diag.Source, callPos diag.Position) (hub.Spec, diag.Positions, diag.List) {
 	r := &argReader{src: src, callPos: callPos}
 	b := &specBuilder{argReader: r, inv: r.readArgs(args, env), positions: diag.Positions{}}
 	b.build()
+	b.validate()
 	return b.spec, b.positions, r.problems
+}
+
+// validate adds validate.Spec's errors about fields that have no problem
+// yet (the checks above already explained the others), each at the
+// position of the argument its field came from.
+func (b *specBuilder) validate() {
+	var fresh field.ErrorList
+	for _, e := range validate.Spec(b.spec) {
+		if !b.reported(e.Field) {
+			fresh = append(fresh, e)
+		}
+	}
+	for _, p := range diag.FromFieldErrors(b.src, fresh, b.positions, diag.SeverityError) {
+		p.Position = b.or(p.Position)
+		b.problems = append(b.problems, p)
+	}
+}
+
+// reported reports whether path or one of its ancestors has a problem.
+func (b *specBuilder) reported(path string) bool {
+	for _, p := range b.problems {
+		if p.Field != "" && (path == p.Field || strings.HasPrefix(path, p.Field+".") || strings.HasPrefix(path, p.Field+"[")) {
+			return true
+		}
+	}
+	return false
 }
 
 // sortByLine orders problems by line, keeping the order of equal lines.

@@ -429,3 +429,21 @@ func TestDecodeProblemCount(t *testing.T) {
 		t.Fatalf("%d problems, last %v", len(problems), problems[len(problems)-1])
 	}
 }
+
+// TestDecodeKubeletRefusals checks that labels and taints the kubelet (or
+// the API server) would refuse are errors here too, as for every format.
+func TestDecodeKubeletRefusals(t *testing.T) {
+	for _, tc := range []struct{ name, settings, want string }{
+		{name: "restricted label", settings: "[settings.kubernetes.node-labels]\n\"node-role.kubernetes.io/worker\" = \"\"\n",
+			want: "node label node-role.kubernetes.io/worker is in the kubernetes.io/k8s.io namespace"},
+		{name: "duplicate taint", settings: "[settings.kubernetes.node-taints]\ndedicated = [\"a:NoSchedule\", \"b:NoSchedule\"]\n",
+			want: "repeats the key dedicated with effect NoSchedule"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, problems := decodeString(t, "[settings.kubernetes]\ncluster-name = \"c\"\n"+tc.settings, 1)
+			if len(problems) != 1 || !strings.Contains(problems[0].Message, tc.want) || problems[0].Position.Line != 3 {
+				t.Fatalf("want one error on line 3 containing %q, got:\n%v", tc.want, problems)
+			}
+		})
+	}
+}
