@@ -43,6 +43,11 @@ func TestSpecCluster(t *testing.T) {
 			want: []wantError{{"spec.cluster.cidr", "has no prefix length"}}},
 		{name: "cidr garbage", cluster: hub.Cluster{CIDR: "10.100/16"},
 			want: []wantError{{"spec.cluster.cidr", "is not a CIDR"}}},
+		{name: "cidr small enough", cluster: hub.Cluster{CIDR: "10.100.0.0/28"}},
+		{name: "cidr too small for the DNS address", cluster: hub.Cluster{CIDR: "10.100.0.0/29"},
+			want: []wantError{{"spec.cluster.cidr", "has no room for the cluster DNS address (the network address + 10); use a /28 or larger"}}},
+		{name: "ipv6 cidr too small", cluster: hub.Cluster{CIDR: "fd00::/125"},
+			want: []wantError{{"spec.cluster.cidr", "use a /124 or larger"}}},
 		{name: "ip family", cluster: hub.Cluster{IPFamily: "IPv6"},
 			want: []wantError{{"spec.cluster.ipFamily", `Unsupported value: "IPv6"`}}},
 		{name: "outpost without id is left to Merged", cluster: hub.Cluster{EnableOutpost: ptr(true)}},
@@ -179,6 +184,36 @@ func TestSpecKubelet(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			assertErrors(t, Spec(hub.Spec{Kubelet: tc.kubelet}), tc.want)
+		})
+	}
+}
+
+// TestSpecContainerd checks that containerd.config is TOML some containerd
+// can read, without ever printing it (it may hold registry credentials).
+func TestSpecContainerd(t *testing.T) {
+	for _, tc := range []struct {
+		name, config string
+		want         []wantError
+	}{
+		{name: "empty"},
+		{name: "version 2", config: "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\"]\nsandbox_image = \"x\"\n"},
+		{name: "version 3 by its plugins", config: "[plugins.\"io.containerd.cri.v1.images\"]\nsnapshotter = \"x\"\n"},
+		{name: "neutral", config: "[debug]\nlevel = \"info\"\n"},
+		{name: "version 1", config: "version = 1\npassword = \"s3cr3t\"\n",
+			want: []wantError{{"spec.containerd.config", "Invalid value: containerd.config declares version = 1; nodeboot writes version 2 or 3"}}},
+		{name: "version 2 with version 3 plugins", config: "version = 2\n[plugins.\"io.containerd.cri.v1.runtime\"]\nenable_cdi = true\n",
+			want: []wantError{{"spec.containerd.config", "declares version = 2 but configures the version 3 plugins"}}},
+		{name: "not TOML", config: "[plugins\npassword = \"s3cr3t\"\n",
+			want: []wantError{{"spec.containerd.config", "is not valid TOML: line 1"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := Spec(hub.Spec{Containerd: hub.Containerd{Config: tc.config}})
+			assertErrors(t, errs, tc.want)
+			for _, e := range errs {
+				if strings.Contains(e.ErrorBody(), "s3cr3t") {
+					t.Errorf("the config is printed: %s", e.ErrorBody())
+				}
+			}
 		})
 	}
 }
