@@ -58,7 +58,8 @@ type Invocation struct {
 	Args []string
 	// To and From are convert's target and source formats.
 	To, From string
-	// Strict makes convert fail when a setting cannot be expressed.
+	// Strict makes convert fail when a setting cannot be expressed, and
+	// init refuse what nodeadm would ignore (unknown node.eks.aws fields).
 	Strict bool
 }
 
@@ -142,6 +143,7 @@ func parseInit(args []string) (Invocation, error) {
 	addCommon(fs, &inv)
 	fs.StringVar(&inv.Cache, "config-cache", "", "cache of the resolved config (nodeadm uses /run/eks/nodeadm/config.json)")
 	fs.StringArrayVarP(&inv.Skip, "skip", "s", nil, "phase to skip: config or run (repeatable)")
+	fs.BoolVar(&inv.Strict, "strict", false, "refuse what nodeadm ignores (unknown fields of node.eks.aws documents) instead of warning")
 	var daemons []string
 	fs.StringArrayVarP(&daemons, "daemon", "d", nil, "daemon to configure and start: containerd or kubelet (repeatable; \"\" for none)")
 	if err := finish(fs, &inv, args); err != nil {
@@ -251,7 +253,7 @@ func parseBootstrapSh(args []string) (Invocation, error) {
 const Usage = `nodeboot — turns EC2 user data into a configured Kubernetes node.
 
 Usage:
-  nodeboot init   [-c|--config-source URI]... [--config-cache PATH] [-s|--skip config|run]... [-d|--daemon NAME]... [--root DIR]
+  nodeboot init   [-c|--config-source URI]... [--config-cache PATH] [-s|--skip config|run]... [-d|--daemon NAME]... [--root DIR] [--strict]
   nodeboot config check [-c URI]... [--root DIR] [-o text|json]
   nodeboot config dump  [-c URI]... [--root DIR] [-o yaml|json]
   nodeboot convert --to nodeconfig|bootstrap-sh|bottlerocket|windows [--from auto] [--strict] FILE

@@ -32,6 +32,9 @@ func (w *walker) object(n *yaml.Node, path string, v reflect.Value) {
 // secret (keyShown) is not printed, not even in the field path.
 // parent is the path of the mapping, path the key's.
 func (w *walker) unknownField(kn *yaml.Node, parent, path, key string, fields *structInfo) {
+	if w.unknownStrictOnly {
+		defer w.markStrictOnly(len(w.problems))
+	}
 	if !keyShown(parent, key) {
 		w.errorf(kn, parent, "unknown field (its name is not shown: it may hold a secret); known fields: %s", strings.Join(fields.names, ", "))
 		return
@@ -48,6 +51,13 @@ func (w *walker) unknownField(kn *yaml.Node, parent, path, key string, fields *s
 		msg += "; known fields: " + strings.Join(fields.names, ", ")
 	}
 	w.errorf(kn, path, "%s", msg)
+}
+
+// markStrictOnly marks the problems recorded from index from on.
+func (w *walker) markStrictOnly(from int) {
+	for i := from; i < len(w.problems); i++ {
+		w.problems[i].StrictOnly = true
+	}
 }
 
 // fieldOwner returns the name of a struct-typed field of fields whose own

@@ -177,3 +177,28 @@ func TestParentPath(t *testing.T) {
 		})
 	}
 }
+
+// TestUnknownFieldsStrictOnly checks which unknown-field errors a boot may
+// downgrade: those of node.eks.aws documents (nodeadm drops such fields),
+// in kubelet.config too, never those of nodeboot.io documents.
+func TestUnknownFieldsStrictOnly(t *testing.T) {
+	body := "  cluster:\n    name: c\n    clusterEndpoint: https://x\n  kubelet:\n    config:\n      maxPod: 3\n"
+	for _, tc := range []struct {
+		header     string
+		strictOnly bool
+	}{{eks, true}, {nb, false}} {
+		_, problems := decodeString(tc.header + body)
+		if len(problems) != 2 {
+			t.Fatalf("%s: problems:\n%s", tc.header, renderProblems(problems))
+		}
+		for _, p := range problems {
+			if !strings.Contains(p.Message, "unknown field") || p.StrictOnly != tc.strictOnly {
+				t.Errorf("%s: %s (StrictOnly %v)", tc.header, p, p.StrictOnly)
+			}
+		}
+	}
+	_, problems := decodeString(eks + "  cluster:\n    name: 3\n")
+	if len(problems) != 1 || problems[0].StrictOnly {
+		t.Errorf("a type error is StrictOnly: %v", problems)
+	}
+}

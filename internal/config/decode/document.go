@@ -31,6 +31,7 @@ func document(data []byte, src diag.Source, base int, root *yaml.Node) (Decoded,
 	w.hooks = hooks
 	if s.extensionsUnknown {
 		w.unknownHint = extensionHint
+		w.unknownStrictOnly = true
 	}
 	v := reflect.New(s.typ).Elem()
 	w.object(content, "", v)

@@ -38,6 +38,9 @@ type walker struct {
 	exhausted bool
 	// quiet drops problems (for a second pass over reported nodes).
 	quiet bool
+	// unknownStrictOnly marks unknown-field errors StrictOnly: set for
+	// node.eks.aws documents, whose unknown fields nodeadm drops.
+	unknownStrictOnly bool
 }
 
 // newWalker prepares a walker for one document of doc.Data.

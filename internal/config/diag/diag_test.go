@@ -116,6 +116,26 @@ func TestLimit(t *testing.T) {
 	}
 }
 
+// TestRelax checks that only StrictOnly errors become warnings.
+func TestRelax(t *testing.T) {
+	l := List{
+		{Severity: SeverityError, Message: "unknown field", StrictOnly: true},
+		{Severity: SeverityError, Message: "bad"},
+		{Severity: SeverityWarning, Message: "odd"},
+	}
+	got := Relax(l)
+	if got.HasErrors() != true || got[0].Severity != SeverityWarning || got[1].Severity != SeverityError ||
+		got[0].Message != "unknown field (nodeadm ignores it, and so does this boot; config check and init --strict refuse it)" {
+		t.Errorf("Relax = %+v", got)
+	}
+	if l[0].Severity != SeverityError {
+		t.Error("Relax modified its input")
+	}
+	if Relax(l[:1]).HasErrors() {
+		t.Error("a StrictOnly error is still an error")
+	}
+}
+
 // TestHidesValue checks which paths' values are never shown.
 func TestHidesValue(t *testing.T) {
 	for path, want := range map[string]bool{
