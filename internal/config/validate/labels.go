@@ -70,11 +70,17 @@ func RestrictedLabelProblem(key string) string {
 // isKubernetesNamespace reports a label key whose prefix is kubernetes.io,
 // k8s.io or a subdomain of them.
 func isKubernetesNamespace(key string) bool {
+	return inNamespace(key, "kubernetes.io", "k8s.io")
+}
+
+// inNamespace reports whether key's prefix (before "/") is one of
+// namespaces or a subdomain of one.
+func inNamespace(key string, namespaces ...string) bool {
 	ns, _, ok := strings.Cut(key, "/")
 	if !ok {
 		return false
 	}
-	for _, d := range []string{"kubernetes.io", "k8s.io"} {
+	for _, d := range namespaces {
 		if ns == d || strings.HasSuffix(ns, "."+d) {
 			return true
 		}
@@ -96,16 +102,7 @@ func IsKubeletLabel(key string) bool {
 		"beta.kubernetes.io/os", "beta.kubernetes.io/arch":
 		return true
 	}
-	ns, _, ok := strings.Cut(key, "/")
-	if !ok {
-		return false
-	}
-	for _, allowed := range []string{"kubelet.kubernetes.io", "node.kubernetes.io"} {
-		if ns == allowed || strings.HasSuffix(ns, "."+allowed) {
-			return true
-		}
-	}
-	return false
+	return inNamespace(key, "kubelet.kubernetes.io", "node.kubernetes.io")
 }
 
 // TaintsProblems checks the value of --register-with-taints the way the
