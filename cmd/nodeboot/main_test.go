@@ -177,6 +177,7 @@ func TestMalformedInputsWriteNothing(t *testing.T) {
 		"../../internal/config/decode/testdata/malformed/*.yaml",
 		"../../internal/config/userdata/testdata/malformed/*.txt",
 		"../../internal/config/legacy/bootstrapsh/testdata/malformed/*.sh",
+		"../../internal/config/legacy/bootstrapsh/testdata/malformed/*.sh.gz",
 		"../../internal/config/legacy/bottlerocket/testdata/malformed/*.toml",
 	} {
 		m, _ := filepath.Glob(pattern)

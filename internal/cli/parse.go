@@ -66,7 +66,8 @@ type Invocation struct {
 	// To and From are convert's target and source formats.
 	To, From string
 	// Strict makes convert fail when a setting cannot be expressed, and
-	// userdata merge when a user setting is overridden.
+	// userdata merge when a user setting is overridden, and init refuse
+	// what nodeadm would ignore (unknown node.eks.aws fields).
 	Strict bool
 	// UserData holds the userdata commands' and config check --target's
 	// options (userdata.go).
@@ -166,6 +167,7 @@ func parseInit(args []string) (Invocation, error) {
 	addCommon(fs, &inv)
 	fs.StringVar(&inv.Cache, "config-cache", "", "cache of the resolved config (nodeadm uses /run/eks/nodeadm/config.json)")
 	fs.StringArrayVarP(&inv.Skip, "skip", "s", nil, "phase to skip: config or run (repeatable)")
+	fs.BoolVar(&inv.Strict, "strict", false, "refuse what nodeadm ignores (unknown fields of node.eks.aws documents) instead of warning")
 	var daemons []string
 	fs.StringArrayVarP(&daemons, "daemon", "d", nil, "daemon to configure and start: containerd or kubelet (repeatable; \"\" for none)")
 	fs.DurationVar(&inv.RegistrationTimeout, "registration-timeout", joinwait.DefaultTimeout, "run phase: how long to wait for the Node to register before running the doctor and failing (0: do not wait)")
@@ -327,7 +329,7 @@ const Usage = `nodeboot — turns EC2 user data into a configured Kubernetes nod
 
 Usage:
   nodeboot init   [-c|--config-source URI]... [--config-cache PATH] [-s|--skip config|run]... [-d|--daemon NAME]... [--root DIR]
-                  [--registration-timeout D]
+                  [--registration-timeout D] [--strict]
   nodeboot doctor [-c URI]... [--root DIR] [-o text|json] [--timeout D]
   nodeboot bundle [-c URI]... [--root DIR] [--since D] [--out PATH]
   nodeboot config check [-c URI]... [--root DIR] [-o text|json]

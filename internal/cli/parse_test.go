@@ -23,6 +23,16 @@ func TestParse(t *testing.T) {
 				t.Fatalf("%+v", inv)
 			}
 		}},
+		{name: "init strict", args: []string{"init", "--strict"}, check: func(t *testing.T, inv Invocation) {
+			if !inv.Strict {
+				t.Fatalf("%+v", inv)
+			}
+		}},
+		{name: "init not strict by default", args: []string{"init"}, check: func(t *testing.T, inv Invocation) {
+			if inv.Strict {
+				t.Fatalf("%+v", inv)
+			}
+		}},
 		{name: "daemon empty means none", args: []string{"init", "--daemon="}, check: func(t *testing.T, inv Invocation) {
 			if inv.WantsDaemon("kubelet") || inv.WantsDaemon("containerd") {
 				t.Fatalf("%+v", inv)

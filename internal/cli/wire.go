@@ -32,6 +32,7 @@ func newAgent(inv Invocation, env Env, log *slog.Logger) *agent.Agent {
 		Services: services(inv.Root),
 		Probe:    host.Probe{Root: inv.Root, Run: host.ExecRunner{}},
 		Setenv:   env.Setenv,
+		Strict:   inv.Strict,
 		// nodeadm honours the same variable.
 		CredentialProviderBin: getenv("ECR_CREDENTIAL_PROVIDER_BIN_PATH"),
 	}

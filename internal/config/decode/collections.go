@@ -19,7 +19,7 @@ func (w *walker) object(n *yaml.Node, path string, v reflect.Value) {
 	w.eachPair(n, path, childPath, func(key string, kn, vn *yaml.Node) {
 		f, ok := fields.byName[key]
 		if !ok {
-			w.unknownField(kn, childPath(path, key), key, fields)
+			w.unknownField(kn, path, childPath(path, key), key, fields)
 			return
 		}
 		w.value(vn, childPath(path, key), fieldByIndex(v, f.index))
@@ -28,8 +28,17 @@ func (w *walker) object(n *yaml.Node, path string, v reflect.Value) {
 
 // unknownField reports a key the type does not have, with the nearest
 // known name, the sub-section that has such a field (a key indented one
-// level too little), or the list of known names.
-func (w *walker) unknownField(kn *yaml.Node, path, key string, fields *structInfo) {
+// level too little), or the list of known names. A key that may hold a
+// secret (keyShown) is not printed, not even in the field path.
+// parent is the path of the mapping, path the key's.
+func (w *walker) unknownField(kn *yaml.Node, parent, path, key string, fields *structInfo) {
+	if w.unknownStrictOnly {
+		defer w.markStrictOnly(len(w.problems))
+	}
+	if !keyShown(parent, key) {
+		w.errorf(kn, parent, "unknown field (its name is not shown: it may hold a secret); known fields: %s", strings.Join(fields.names, ", "))
+		return
+	}
 	msg := fmt.Sprintf("unknown field %q", key)
 	switch hint, near, owner := w.hint(path), suggest.Closest(key, fields.names), fieldOwner(fields, key); {
 	case hint != "":
@@ -37,11 +46,18 @@ func (w *walker) unknownField(kn *yaml.Node, path, key string, fields *structInf
 	case near != "":
 		msg += fmt.Sprintf("; did you mean %q?", near)
 	case owner != "":
-		msg += fmt.Sprintf("; %s has a field %q: is it indented under %s?", childPath(parentPath(path), owner), key, owner)
+		msg += fmt.Sprintf("; %s has a field %q: is it indented under %s?", childPath(parent, owner), key, owner)
 	case len(fields.names) <= 12:
 		msg += "; known fields: " + strings.Join(fields.names, ", ")
 	}
 	w.errorf(kn, path, "%s", msg)
+}
+
+// markStrictOnly marks the problems recorded from index from on.
+func (w *walker) markStrictOnly(from int) {
+	for i := from; i < len(w.problems); i++ {
+		w.problems[i].StrictOnly = true
+	}
 }
 
 // fieldOwner returns the name of a struct-typed field of fields whose own
@@ -96,6 +112,9 @@ func (w *walker) list(n *yaml.Node, path string, v reflect.Value) {
 	}
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 	for i, item := range n.Content {
+		if w.exhausted {
+			break
+		}
 		w.value(item, indexPath(path, i), s.Index(i))
 	}
 	v.Set(s)
@@ -120,7 +139,11 @@ func (w *walker) eachPair(n *yaml.Node, path string, join func(parent, key strin
 			continue
 		}
 		if first, dup := seen[kn.Value]; dup {
-			w.report(kn, join(path, kn.Value), "duplicate key %q (first at line %d); remove one of them", kn.Value, w.at(first).Line)
+			if keyShown(path, kn.Value) {
+				w.report(kn, join(path, kn.Value), "duplicate key %q (first at line %d); remove one of them", kn.Value, w.at(first).Line)
+			} else {
+				w.report(kn, path, "duplicate key (first at line %d); remove one of them", w.at(first).Line)
+			}
 			continue
 		}
 		if seen != nil {
@@ -134,7 +157,7 @@ func (w *walker) eachPair(n *yaml.Node, path string, join func(parent, key strin
 func (w *walker) validKey(kn *yaml.Node, path string) bool {
 	switch {
 	case kn.Kind != yaml.ScalarNode:
-		w.report(kn, path, "mapping keys must be strings, got %s", describe(kn))
+		w.report(kn, path, "mapping keys must be strings, got %s", describeAt(kn, path))
 		return false
 	case kn.ShortTag() == tagMerge:
 		w.report(kn, path, "YAML merge keys (<<) are not supported; write the fields out")

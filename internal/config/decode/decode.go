@@ -38,6 +38,7 @@ func NodeConfig(doc userdata.Document) (out []Decoded, problems diag.List) {
 		if r := recover(); r != nil {
 			problems.Errorf(doc.Source, "", diag.Position{}, "internal error while decoding NodeConfig (please report this): %v", r)
 		}
+		problems = diag.Limit(problems, doc.Source)
 	}()
 	base := max(doc.Source.Line, 1)
 	dec := yaml.NewDecoder(bytes.NewReader(doc.Data))
@@ -97,5 +98,5 @@ func boolInt(b bool) int {
 
 // describeRoot names what a document root is when it is not a mapping.
 func describeRoot(n *yaml.Node) string {
-	return fmt.Sprintf("a NodeConfig must be a mapping with apiVersion, kind and spec, got %s", describe(n))
+	return fmt.Sprintf("a NodeConfig must be a mapping with apiVersion, kind and spec, got %s", describeAt(n, ""))
 }

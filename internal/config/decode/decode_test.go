@@ -3,6 +3,8 @@ package decode
 import (
 	"strings"
 	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/config/diag"
 )
 
 func TestNodeConfigStructure(t *testing.T) {
@@ -116,6 +118,31 @@ func TestNodeConfigStructure(t *testing.T) {
 	}
 }
 
+// TestNodeBudgetOneError checks that a document past the node budget gets
+// the budget error and nothing about the values left undecoded, and that
+// thousands of real problems are cut to diag.MaxProblems and a summary.
+func TestNodeBudgetOneError(t *testing.T) {
+	flags := func(item string, n int) string {
+		return eks + "  kubelet:\n    flags: [" + strings.TrimSuffix(strings.Repeat(item+", ", n), ", ") + "]\n"
+	}
+	t.Run("budget spent on flags", func(t *testing.T) {
+		input := "metadata: {s: &s --v=2}\n" + flags("*s", 60_000)
+		_, problems := decodeString(input)
+		if len(problems) != 1 || !strings.Contains(problems[0].Message, "document is too large") {
+			t.Fatalf("want only the budget error, got %d problems; first: %v", len(problems), problems[:min(3, len(problems))])
+		}
+	})
+	t.Run("thousands of problems", func(t *testing.T) {
+		_, problems := decodeString(flags("x", 3000))
+		if len(problems) != diag.MaxProblems+1 {
+			t.Fatalf("%d problems", len(problems))
+		}
+		if last := problems[diag.MaxProblems]; last.Severity != diag.SeverityError || !strings.Contains(last.Message, "2900 more problems") {
+			t.Errorf("summary = %s", last)
+		}
+	})
+}
+
 // aliasBomb nests aliases so the document expands to 10^6 nodes.
 func aliasBomb() string {
 	var b strings.Builder
@@ -148,5 +175,30 @@ func TestParentPath(t *testing.T) {
 				t.Errorf("parentPath(%q) = %q, want %q", tc.path, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestUnknownFieldsStrictOnly checks which unknown-field errors a boot may
+// downgrade: those of node.eks.aws documents (nodeadm drops such fields),
+// in kubelet.config too, never those of nodeboot.io documents.
+func TestUnknownFieldsStrictOnly(t *testing.T) {
+	body := "  cluster:\n    name: c\n    clusterEndpoint: https://x\n  kubelet:\n    config:\n      maxPod: 3\n"
+	for _, tc := range []struct {
+		header     string
+		strictOnly bool
+	}{{eks, true}, {nb, false}} {
+		_, problems := decodeString(tc.header + body)
+		if len(problems) != 2 {
+			t.Fatalf("%s: problems:\n%s", tc.header, renderProblems(problems))
+		}
+		for _, p := range problems {
+			if !strings.Contains(p.Message, "unknown field") || p.StrictOnly != tc.strictOnly {
+				t.Errorf("%s: %s (StrictOnly %v)", tc.header, p, p.StrictOnly)
+			}
+		}
+	}
+	_, problems := decodeString(eks + "  cluster:\n    name: 3\n")
+	if len(problems) != 1 || problems[0].StrictOnly {
+		t.Errorf("a type error is StrictOnly: %v", problems)
 	}
 }

@@ -14,7 +14,9 @@
 // quantities, and eviction thresholds known signals with a quantity or a
 // percentage; containerd.baseRuntimeSpec and metadata accept any JSON value.
 // YAML anchors and aliases work; a document may expand to at most 50,000
-// nodes, which defuses alias bombs.
+// nodes, which defuses alias bombs: past that, the one error says so and
+// the values left undecoded are not checked. At most diag.MaxProblems
+// problems are reported per user-data document.
 // Value checks (URL, CIDR, CA bundle, enums, names, max pods expression)
 // come from package validate; containerd.config is parsed as TOML here so
 // its errors can point at the right user-data line.

@@ -31,6 +31,7 @@ func document(data []byte, src diag.Source, base int, root *yaml.Node) (Decoded,
 	w.hooks = hooks
 	if s.extensionsUnknown {
 		w.unknownHint = extensionHint
+		w.unknownStrictOnly = true
 	}
 	v := reflect.New(s.typ).Elem()
 	w.object(content, "", v)
@@ -40,7 +41,13 @@ func document(data []byte, src diag.Source, base int, root *yaml.Node) (Decoded,
 		w.errorf(content, "spec", "missing; a NodeConfig needs a spec with at least cluster.name")
 	}
 	d.Spec = s.spec(v)
-	problems := append(w.problems, w.valueProblems(validate.Spec(d.Spec))...)
+	for i, f := range d.Spec.Kubelet.Flags {
+		d.Spec.Kubelet.Flags[i] = validate.NormalizeFlag(f)
+	}
+	problems := w.problems
+	if !w.exhausted { // past the budget, values are missing: checking them would only repeat the budget error
+		problems = append(problems, w.valueProblems(validate.Spec(d.Spec))...)
+	}
 	sortByPosition(problems)
 	return d, problems
 }

@@ -106,7 +106,7 @@ func (j *jsonWriter) scalar(n *yaml.Node, path string) {
 	case tag == tagFloat:
 		f, ok := finiteNumber(n, tag)
 		if !ok {
-			j.fail(n, path, "JSON cannot hold "+n.Value+"; use a finite number")
+			j.fail(n, path, "JSON cannot hold "+valueAt(n, path)+"; use a finite number")
 			return
 		}
 		j.buf = strconv.AppendFloat(j.buf, f, 'g', -1, 64)
@@ -128,7 +128,7 @@ func (j *jsonWriter) integer(n *yaml.Node, path string) {
 		j.buf = strconv.AppendUint(j.buf, u, 10)
 		return
 	}
-	j.fail(n, path, "integer "+n.Value+" is out of range")
+	j.fail(n, path, "integer "+valueAt(n, path)+" is out of range")
 }
 
 // fail records a problem and keeps the JSON well-formed with a null.

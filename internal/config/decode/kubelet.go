@@ -35,7 +35,7 @@ func (w *walker) kubeletConfig(n *yaml.Node, path string, v reflect.Value) {
 	w.eachPair(n, path, keyPath, func(key string, kn, vn *yaml.Node) {
 		f, ok := fields.byName[key]
 		if !ok {
-			w.unknownField(kn, keyPath(path, key), key, fields)
+			w.unknownField(kn, path, keyPath(path, key), key, fields)
 			return
 		}
 		before := len(w.problems)

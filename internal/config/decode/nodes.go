@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	yaml "sigs.k8s.io/yaml/goyaml.v3"
+
+	"github.com/nodeboot/nodeboot/internal/config/diag"
 )
 
 // Resolved YAML tags (yaml.Node.ShortTag).
@@ -43,6 +45,64 @@ func describe(n *yaml.Node) string {
 	default:
 		return "a document"
 	}
+}
+
+// describeAt is describe, without the value when the field at path may
+// hold a secret (diag.HidesValue).
+func describeAt(n *yaml.Node, path string) string {
+	if n.Kind == yaml.ScalarNode && diag.HidesValue(path) {
+		return describeKind(n)
+	}
+	return describe(n)
+}
+
+// describeKind names a scalar by its resolved type only.
+func describeKind(n *yaml.Node) string {
+	switch n.ShortTag() {
+	case tagNull:
+		return "null"
+	case tagBool:
+		return "a boolean"
+	case tagInt:
+		return "an integer"
+	case tagFloat:
+		return "a number"
+	case tagStr, tagTimestamp, tagBinary:
+		return "a string"
+	default:
+		return fmt.Sprintf("a value with tag %s", n.Tag)
+	}
+}
+
+// valueAt is n's text for messages, or "the value" when the field at path
+// may hold a secret.
+func valueAt(n *yaml.Node, path string) string {
+	if diag.HidesValue(path) {
+		return "the value"
+	}
+	return clip(n.Value)
+}
+
+// keyShown reports whether a mapping key under path may be printed: keys
+// are names, but under a field that may hold a secret only name-like keys
+// are shown (bootstrapToken: {token abc…} has the token in its key).
+func keyShown(path, key string) bool {
+	return !diag.HidesValue(path) || isNameLike(key)
+}
+
+// isNameLike reports a key such as "token" or "HTTPS_PROXY": a letter or _
+// followed by at most 63 letters, digits, _ and -.
+func isNameLike(key string) bool {
+	if key == "" || len(key) > 64 {
+		return false
+	}
+	for i, c := range key {
+		letter := c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (i == 0 || c != '-' && (c < '0' || c > '9')) {
+			return false
+		}
+	}
+	return true
 }
 
 // describeScalar names a scalar by its resolved type, with its value.

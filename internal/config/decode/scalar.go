@@ -37,7 +37,7 @@ func (w *walker) scalar(n *yaml.Node, path string, v reflect.Value) {
 // a YAML number or boolean is not a string.
 func (w *walker) setString(n *yaml.Node, path string, v reflect.Value, tag string) {
 	if !isTextTag(tag) {
-		w.errorf(n, path, "expected a string, got %s; put it in quotes if it is meant as text", describe(n))
+		w.errorf(n, path, "expected a string, got %s; put it in quotes if it is meant as text", describeAt(n, path))
 		return
 	}
 	v.SetString(n.Value)
@@ -46,7 +46,7 @@ func (w *walker) setString(n *yaml.Node, path string, v reflect.Value, tag strin
 // setBool accepts true and false (any case YAML allows).
 func (w *walker) setBool(n *yaml.Node, path string, v reflect.Value, tag string) {
 	if tag != tagBool {
-		w.errorf(n, path, "expected a boolean, got %s; write true or false", describe(n))
+		w.errorf(n, path, "expected a boolean, got %s; write true or false", describeAt(n, path))
 		return
 	}
 	v.SetBool(strings.EqualFold(n.Value, "true"))
@@ -55,12 +55,12 @@ func (w *walker) setBool(n *yaml.Node, path string, v reflect.Value, tag string)
 // setInt accepts YAML integers that fit v's size.
 func (w *walker) setInt(n *yaml.Node, path string, v reflect.Value, tag string) {
 	if tag != tagInt {
-		w.errorf(n, path, "expected an integer, got %s%s", describe(n), unquoteHint(n, tag))
+		w.errorf(n, path, "expected an integer, got %s%s", describeAt(n, path), unquoteHint(n, tag))
 		return
 	}
 	i, err := strconv.ParseInt(yamlDigits(n.Value), 0, v.Type().Bits())
 	if err != nil {
-		w.errorf(n, path, "%s does not fit: %s", n.Value, rangeText(v.Type(), err))
+		w.errorf(n, path, "%s does not fit: %s", valueAt(n, path), rangeText(v.Type(), err))
 		return
 	}
 	v.SetInt(i)
@@ -69,16 +69,16 @@ func (w *walker) setInt(n *yaml.Node, path string, v reflect.Value, tag string) 
 // setUint accepts non-negative YAML integers that fit v's size.
 func (w *walker) setUint(n *yaml.Node, path string, v reflect.Value, tag string) {
 	if tag != tagInt {
-		w.errorf(n, path, "expected a non-negative integer, got %s%s", describe(n), unquoteHint(n, tag))
+		w.errorf(n, path, "expected a non-negative integer, got %s%s", describeAt(n, path), unquoteHint(n, tag))
 		return
 	}
 	if strings.HasPrefix(n.Value, "-") {
-		w.errorf(n, path, "%s is negative; give 0 or more", n.Value)
+		w.errorf(n, path, "%s is negative; give 0 or more", valueAt(n, path))
 		return
 	}
 	u, err := strconv.ParseUint(yamlDigits(n.Value), 0, v.Type().Bits())
 	if err != nil {
-		w.errorf(n, path, "%s does not fit: %s", n.Value, rangeText(v.Type(), err))
+		w.errorf(n, path, "%s does not fit: %s", valueAt(n, path), rangeText(v.Type(), err))
 		return
 	}
 	v.SetUint(u)
@@ -88,7 +88,7 @@ func (w *walker) setUint(n *yaml.Node, path string, v reflect.Value, tag string)
 func (w *walker) setFloat(n *yaml.Node, path string, v reflect.Value, tag string) {
 	f, ok := finiteNumber(n, tag)
 	if !ok {
-		w.errorf(n, path, "expected a finite number, got %s%s", describe(n), unquoteHint(n, tag))
+		w.errorf(n, path, "expected a finite number, got %s%s", describeAt(n, path), unquoteHint(n, tag))
 		return
 	}
 	v.SetFloat(f)

@@ -78,7 +78,7 @@ func (w *walker) base64Bytes(n *yaml.Node, path string, v reflect.Value) {
 		return
 	}
 	if tag := n.ShortTag(); !isTextTag(tag) {
-		w.errorf(n, path, "expected a base64 string, got %s", describe(n))
+		w.errorf(n, path, "expected a base64 string, got %s", describeAt(n, path))
 		return
 	}
 	b, err := base64.StdEncoding.DecodeString(n.Value)
@@ -141,12 +141,12 @@ func (w *walker) duration(n *yaml.Node, path string, v reflect.Value) {
 		return
 	}
 	if !isTextTag(n.ShortTag()) {
-		w.errorf(n, path, `expected a duration such as "2m30s", got %s; add a unit (s, m, h)`, describe(n))
+		w.errorf(n, path, `expected a duration such as "2m30s", got %s; add a unit (s, m, h)`, describeAt(n, path))
 		return
 	}
 	d, err := time.ParseDuration(n.Value)
 	if err != nil {
-		w.errorf(n, path, `invalid duration %q; write it like "90s" or "2m30s"`, n.Value)
+		w.errorf(n, path, `invalid duration %q; write it like "90s" or "2m30s"`, valueAt(n, path))
 		return
 	}
 	v.Set(reflect.ValueOf(metav1.Duration{Duration: d}))
@@ -159,12 +159,12 @@ func (w *walker) quantity(n *yaml.Node, path string, v reflect.Value) {
 	}
 	tag := n.ShortTag()
 	if !isTextTag(tag) && tag != tagInt && tag != tagFloat {
-		w.errorf(n, path, `expected a quantity such as "100Mi" or 2, got %s`, describe(n))
+		w.errorf(n, path, `expected a quantity such as "100Mi" or 2, got %s`, describeAt(n, path))
 		return
 	}
 	q, err := resource.ParseQuantity(strings.TrimSpace(n.Value))
 	if err != nil {
-		w.errorf(n, path, `invalid quantity %q; write it like "100Mi", "1Gi", "500m" or 2`, n.Value)
+		w.errorf(n, path, `invalid quantity %q; write it like "100Mi", "1Gi", "500m" or 2`, valueAt(n, path))
 		return
 	}
 	v.Set(reflect.ValueOf(q))

@@ -38,6 +38,9 @@ type walker struct {
 	exhausted bool
 	// quiet drops problems (for a second pass over reported nodes).
 	quiet bool
+	// unknownStrictOnly marks unknown-field errors StrictOnly: set for
+	// node.eks.aws documents, whose unknown fields nodeadm drops.
+	unknownStrictOnly bool
 }
 
 // newWalker prepares a walker for one document of doc.Data.
@@ -146,7 +149,7 @@ func (w *walker) expectKind(n *yaml.Node, path string, kind yaml.Kind, t reflect
 	if n.Kind == kind {
 		return true
 	}
-	msg := fmt.Sprintf("expected %s, got %s", expected(t), describe(n))
+	msg := fmt.Sprintf("expected %s, got %s", expected(t), describeAt(n, path))
 	if kind == yaml.SequenceNode && n.Kind == yaml.ScalarNode {
 		msg += `; write one item per line, each starting with "- "`
 	}

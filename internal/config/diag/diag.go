@@ -83,6 +83,10 @@ type Problem struct {
 	Field    string   `json:"field,omitempty"`
 	Position Position `json:"position,omitempty"`
 	Message  string   `json:"message"`
+	// StrictOnly marks an error nodeadm does not make (an unknown field
+	// in a node.eks.aws document, which it drops): config check and
+	// init --strict refuse it, a boot only warns (see Relax).
+	StrictOnly bool `json:"strictOnly,omitempty"`
 }
 
 // String renders the problem on one line:

@@ -31,7 +31,8 @@ func parentPath(p string) string {
 }
 
 // FromFieldErrors converts apimachinery field errors into problems, placing
-// each at the position of its field in src.
+// each at the position of its field in src; values that may be secret are
+// left out and long ones cut (FieldErrorBody).
 func FromFieldErrors(src Source, errs field.ErrorList, ps Positions, sev Severity) List {
 	out := make(List, 0, len(errs))
 	for _, e := range errs {
@@ -40,7 +41,7 @@ func FromFieldErrors(src Source, errs field.ErrorList, ps Positions, sev Severit
 			Source:   src,
 			Field:    e.Field,
 			Position: ps.Lookup(e.Field),
-			Message:  e.ErrorBody(),
+			Message:  FieldErrorBody(e),
 		})
 	}
 	return out

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/checker"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 )
@@ -110,11 +111,35 @@ func compileExpression(expr string) (cel.Program, error) {
 	if out := ast.OutputType(); !convertibleToInt(out) {
 		return nil, fmt.Errorf("%w: result type is %s, want int", ErrBadExpression, out)
 	}
+	// Refuse before running what evaluation would stop for its cost: a
+	// config that boot cannot use must fail config check too.
+	cost, err := env.EstimateCost(ast, smallValues{})
+	if err != nil {
+		return nil, fmt.Errorf("%w: estimate its cost: %w", ErrBadExpression, err)
+	}
+	if cost.Max > expressionCostLimit {
+		return nil, fmt.Errorf("%w: evaluating it may cost up to %d, more than the limit of %d (comprehensions over large lists?)", ErrBadExpression, cost.Max, expressionCostLimit)
+	}
 	prg, err := env.Program(ast, cel.CostLimit(expressionCostLimit), cel.InterruptCheckFrequency(64))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadExpression, err)
 	}
 	return prg, nil
+}
+
+// smallValues tells the cost estimator the size of values it cannot work
+// out from the expression: here only conversions of the three int
+// variables (string(max_pods)), a few characters long.
+type smallValues struct{}
+
+// EstimateSize implements checker.CostEstimator.
+func (smallValues) EstimateSize(checker.AstNode) *checker.SizeEstimate {
+	return &checker.SizeEstimate{Min: 0, Max: 64}
+}
+
+// EstimateCallCost implements checker.CostEstimator: CEL's own estimates.
+func (smallValues) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
+	return nil
 }
 
 // convertibleToInt reports whether CEL's int() accepts values of type t in a

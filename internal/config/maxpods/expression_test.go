@@ -30,6 +30,8 @@ func TestCheckExpression(t *testing.T) {
 		{name: "null result", expr: "null"},
 		{name: "mixed int and double", expr: "max_pods + 1.0"},
 		{name: "too long", expr: "max_pods" + strings.Repeat(" + 1", MaxExpressionLen)},
+		{name: "small comprehension", expr: "[1, 2, 3].map(x, x * max_pods).size()", ok: true},
+		{name: "over the cost limit", expr: costly},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -41,6 +43,21 @@ func TestCheckExpression(t *testing.T) {
 				t.Fatalf("CheckExpression(%q) = %v, want ErrBadExpression", tc.expr, err)
 			}
 		})
+	}
+}
+
+// costly is an expression whose evaluation runs past expressionCostLimit:
+// nested comprehensions over a 60-item list.
+var costly = "[" + strings.TrimSuffix(strings.Repeat("1,", 60), ",") + "].map(a, [" +
+	strings.TrimSuffix(strings.Repeat("1,", 60), ",") + "].map(b, [" + strings.TrimSuffix(strings.Repeat("1,", 60), ",") +
+	"].map(c, a + b + c))).size()"
+
+// TestCostlyExpressionFailsAtBoot checks that the expression CheckExpression
+// refuses for its cost does fail when evaluated, so that refusing it in
+// config check is not stricter than boot.
+func TestCostlyExpressionFailsAtBoot(t *testing.T) {
+	if _, err := evalExpression(costly, 4, 15, 58); !errors.Is(err, ErrBadExpression) || !strings.Contains(err.Error(), "cost") {
+		t.Fatalf("evaluating the costly expression: %v", err)
 	}
 }
 

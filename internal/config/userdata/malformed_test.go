@@ -48,6 +48,7 @@ var malformedCases = map[string]struct {
 	"24-empty-part.txt":                {diag.SeverityWarning, "part 1 (line 4) is empty: no headers and no body; skipped", 4, 1, 1},
 	"25-crlf-part-yaml-glued.txt":      {diag.SeverityError, `part 1 (line 4): headers are not followed by a blank line: line 6 "apiVersion: node.eks.aws/v1alpha1"`, 6, 0, 1},
 	"26-closing-boundary-mismatch.txt": {diag.SeverityError, `closing boundary "--//--" not found by the end of the data (line 9): part 1 (from line 4) may be truncated; line 9 "--BOUNDARY--" closes a different boundary`, 9, 1, 0},
+	"27-parts-inflate-past-total.txt":  {diag.SeverityError, "part 3 (body at line 428): the parts of this user data decode to more than 16 MiB in total", 428, 2, 3},
 }
 
 func TestSplitMalformedMIME(t *testing.T) {

@@ -49,12 +49,17 @@ type mimeSplitter struct {
 	lines []textLine
 	docs  []Document
 	probs diag.List
+	// decodedLeft is how many more bytes decoding parts may produce.
+	decodedLeft int
+	// stopped is set once a limit was reached (and reported): the
+	// documents found so far are kept, the rest is not read.
+	stopped bool
 }
 
 // splitMIME splits the MIME message whose header block starts at line
-// index first.
-func splitMIME(src diag.Source, data []byte, lines []textLine, first int) ([]Document, diag.List) {
-	s := &mimeSplitter{src: src, data: data, lines: lines}
+// index first; decoding its parts may produce at most decodedLeft bytes.
+func splitMIME(src diag.Source, data []byte, lines []textLine, first, decodedLeft int) ([]Document, diag.List) {
+	s := &mimeSplitter{src: src, data: data, lines: lines, decodedLeft: decodedLeft}
 	s.message(first)
 	return s.docs, s.probs
 }

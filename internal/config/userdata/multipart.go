@@ -55,6 +55,9 @@ scan:
 		s.warnf(s.src, closing+1, "multipart message has no parts: the closing boundary at line %d comes before any %q line", closing+1, "--"+boundary)
 	}
 	for k, open := range opens {
+		if s.stopped {
+			break
+		}
 		to := closing
 		if k+1 < len(opens) {
 			to = opens[k+1]

@@ -2,6 +2,7 @@ package userdata
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"mime/quotedprintable"
@@ -79,6 +80,11 @@ func (s *mimeSplitter) emit(src diag.Source, what string, hb headerBlock, body [
 }
 
 func (s *mimeSplitter) append(src diag.Source, format Format, line int, data []byte) {
+	if len(s.docs) >= maxDocuments {
+		s.stopped = true
+		s.errorf(src, line, "the user data holds more than %d documents (MIME parts); nodeboot reads at most %d", maxDocuments, maxDocuments)
+		return
+	}
 	src.Format = string(format)
 	src.Line = line
 	s.docs = append(s.docs, Document{Source: src, Format: format, Data: data})
@@ -108,10 +114,18 @@ func (s *mimeSplitter) decodeBody(src diag.Source, what string, hb headerBlock, 
 			return nil, "", false
 		}
 	}
-	out, undone, err := undoTransport(body, declared != encodingBase64)
-	if err != nil {
-		s.errorf(src, line, "%s (body at line %d): %v", what, line, err)
+	out, undone, err := undoTransport(body, declared != encodingBase64, s.decodedLeft)
+	switch {
+	case errors.Is(err, errInflateLimit) && s.decodedLeft < maxInflatedSize, err == nil && (declared != "" || undone != "") && len(out) > s.decodedLeft:
+		s.errorf(src, line, "%s (body at line %d): the parts of this user data decode to more than %d MiB in total; the rest is not read", what, line, maxDecodedTotal>>20)
+		s.stopped = true
 		return nil, "", false
+	case err != nil:
+		s.errorf(src, line, "%s (body at line %d): %s", what, line, errorText(err))
+		return nil, "", false
+	}
+	if declared != "" || undone != "" {
+		s.decodedLeft -= len(out)
 	}
 	return out, wrappedIn(undone, declared), true
 }

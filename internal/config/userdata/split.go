@@ -2,6 +2,8 @@ package userdata
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
 )
@@ -26,15 +28,28 @@ import (
 // of the raw payload corresponds to them. Documents' Data may share memory
 // with data. An empty or white-space-only payload gives no documents and no
 // problems.
+//
+// Decoding is bounded: base64 and gzip decoding of the payload and all its
+// parts together may produce at most 16 MiB, a payload splits into at most
+// 1,000 documents, and at most diag.MaxProblems problems are reported.
 func Split(src diag.Source, data []byte) ([]Document, diag.List) {
+	docs, probs := split(src, data)
+	return docs, diag.Limit(probs, src)
+}
+
+func split(src diag.Source, data []byte) ([]Document, diag.List) {
 	if isBlank(data) {
 		return nil, nil
 	}
-	payload, undone, err := undoTransport(data, true)
+	payload, undone, err := undoTransport(data, true, maxDecodedTotal)
 	if err != nil {
 		var probs diag.List
-		probs.Errorf(src, "", diag.Position{}, "user data: %v", err)
+		probs.Errorf(src, "", diag.Position{}, "user data: %s", errorText(err))
 		return nil, probs
+	}
+	decodedLeft := maxDecodedTotal
+	if undone != "" {
+		decodedLeft -= len(payload)
 	}
 	src.Decoded = undone
 	payload = bytes.TrimPrefix(payload, utf8BOM)
@@ -43,10 +58,18 @@ func Split(src diag.Source, data []byte) ([]Document, diag.List) {
 	}
 	lines := splitLines(payload)
 	if first, ok := mimeStart(payload, lines); ok {
-		return splitMIME(src, payload, lines, first)
+		return splitMIME(src, payload, lines, first, decodedLeft)
 	}
 	format := sniffFormat(payload)
 	src.Format = string(format)
 	src.Line = 1
 	return []Document{{Source: src, Format: format, Data: payload}}, nil
+}
+
+// errorText renders a transport error for users.
+func errorText(err error) string {
+	if errors.Is(err, errInflateLimit) {
+		return fmt.Sprintf("gzip stream inflates to more than %d MiB", maxInflatedSize>>20)
+	}
+	return err.Error()
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"unicode"
@@ -28,7 +29,8 @@ const (
 // sniffBase64 accepts it, then gzip when the bytes start with the gzip magic.
 // It returns the decoded bytes and the name of what was undone ("",
 // "base64", "gzip" or "gzip+base64").
-func undoTransport(data []byte, detectBase64 bool) ([]byte, string, error) {
+// A gzip stream may inflate to at most limit bytes (errInflateLimit).
+func undoTransport(data []byte, detectBase64 bool, limit int) ([]byte, string, error) {
 	undone := ""
 	if detectBase64 {
 		if dec, ok := sniffBase64(data); ok {
@@ -36,7 +38,7 @@ func undoTransport(data []byte, detectBase64 bool) ([]byte, string, error) {
 		}
 	}
 	if bytes.HasPrefix(data, gzipMagic) {
-		out, err := gunzip(data)
+		out, err := gunzip(data, limit)
 		return out, wrappedIn(encodingGzip, undone), err
 	}
 	return data, undone, nil
@@ -112,19 +114,24 @@ func isBase64Byte(c byte) bool {
 	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/'
 }
 
+// errInflateLimit means a gzip stream inflates past its limit.
+var errInflateLimit = errors.New("gzip stream inflates past the limit")
+
 // gunzip inflates a gzip stream (concatenated members allowed), refusing
-// corrupt or truncated streams and streams inflating past maxInflatedSize.
-func gunzip(data []byte) ([]byte, error) {
+// corrupt or truncated streams and streams inflating past limit bytes
+// (itself at most maxInflatedSize).
+func gunzip(data []byte, limit int) ([]byte, error) {
+	limit = min(limit, maxInflatedSize)
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("data starts with the gzip magic bytes 1f 8b but is not a valid gzip stream: %w", err)
 	}
-	out, err := io.ReadAll(io.LimitReader(zr, maxInflatedSize+1))
+	out, err := io.ReadAll(io.LimitReader(zr, int64(limit)+1))
 	if err != nil {
 		return nil, fmt.Errorf("gzip stream is corrupt or truncated: %w", err)
 	}
-	if len(out) > maxInflatedSize {
-		return nil, fmt.Errorf("gzip stream inflates to more than %d MiB", maxInflatedSize>>20)
+	if len(out) > limit {
+		return nil, fmt.Errorf("%w: it inflates to more than %d MiB", errInflateLimit, maxInflatedSize>>20)
 	}
 	return out, nil
 }
@@ -145,3 +152,13 @@ func decodeBase64Body(body []byte) ([]byte, error) {
 	}
 	return out[:n], nil
 }
+
+// Limits on what one payload may decode to, whatever its parts say.
+const (
+	// maxDecodedTotal caps the bytes that base64 and gzip decoding of the
+	// payload and all its parts may produce together: each gzip stream is
+	// capped at maxInflatedSize, but a payload can hold many.
+	maxDecodedTotal = maxInflatedSize
+	// maxDocuments caps the documents one payload splits into.
+	maxDocuments = 1000
+)

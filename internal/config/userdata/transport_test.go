@@ -36,11 +36,11 @@ func TestSniffBase64(t *testing.T) {
 
 func TestGunzipLimit(t *testing.T) {
 	bomb := gzipBytes(t, strings.Repeat("\x00", maxInflatedSize+1))
-	if _, err := gunzip([]byte(bomb)); err == nil || !strings.Contains(err.Error(), "inflates to more than 16 MiB") {
+	if _, err := gunzip([]byte(bomb), maxInflatedSize); err == nil || !strings.Contains(err.Error(), "inflates to more than 16 MiB") {
 		t.Errorf("err = %v, want the size limit", err)
 	}
 	exact := gzipBytes(t, strings.Repeat("a", 1000))
-	if out, err := gunzip([]byte(exact + exact)); err != nil || len(out) != 2000 {
+	if out, err := gunzip([]byte(exact+exact), maxInflatedSize); err != nil || len(out) != 2000 {
 		t.Errorf("concatenated members: len %d, err %v; want 2000, nil", len(out), err)
 	}
 }

@@ -84,6 +84,11 @@ func cidrProblem(s string) string {
 	if m := p.Masked(); m != p {
 		return fmt.Sprintf("is not a network address (host bits are set); did you mean %s?", m)
 	}
+	// The cluster DNS address is the network address + 10 (bootstrap.sh's
+	// and nodeadm's rule), so the range needs 16 addresses.
+	if p.Addr().BitLen()-p.Bits() < 4 {
+		return fmt.Sprintf("has no room for the cluster DNS address (the network address + 10); use a /%d or larger", p.Addr().BitLen()-4)
+	}
 	return ""
 }
 

@@ -22,7 +22,7 @@ const (
 func kubeletValues(k hub.Kubelet, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, f := range k.Flags {
-		if detail := flagProblem(f); detail != "" {
+		for _, detail := range FlagProblems(f) {
 			errs = append(errs, field.Invalid(fld.Child("flags").Index(i), f, detail))
 		}
 	}
@@ -35,19 +35,6 @@ func kubeletValues(k hub.Kubelet, fld *field.Path) field.ErrorList {
 	errs = append(errs, typeMetaValue(k.Config, "apiVersion", kubeletConfigAPIVersion, fld.Child("config"))...)
 	errs = append(errs, kubeletConfigValues(k.Config, fld.Child("config"))...)
 	return errs
-}
-
-// flagProblem says what is wrong with one extra kubelet flag, or "".
-func flagProblem(f string) string {
-	switch {
-	case !strings.HasPrefix(f, "--"):
-		return "must start with --, e.g. --node-labels=team=a"
-	case len(f) == 2 || f[2] == '=':
-		return "has no flag name after --"
-	case strings.ContainsAny(f, " \t\n\r"):
-		return "must not contain whitespace: flags are joined with spaces on the kubelet command line; give each flag as its own list item"
-	}
-	return ""
 }
 
 // typeMetaValue checks that config[key], when present, is the string want.

@@ -19,6 +19,7 @@ func Spec(spec hub.Spec) field.ErrorList {
 	errs = append(errs, featureGates(spec.FeatureGates, specPath.Child("featureGates"))...)
 	errs = append(errs, identityValues(spec.Identity, specPath.Child("identity"))...)
 	errs = append(errs, maxPodsValues(spec.MaxPods, specPath.Child("maxPods"))...)
+	errs = append(errs, containerdValues(spec.Containerd, specPath.Child("containerd"))...)
 	// Rules across fields (outpost needs an id, a bootstrap token needs a
 	// CA or a pin) live in Merged only: with drop-ins, the other field may
 	// come from another document.

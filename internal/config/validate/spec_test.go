@@ -3,6 +3,7 @@ package validate
 import (
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -42,6 +43,11 @@ func TestSpecCluster(t *testing.T) {
 			want: []wantError{{"spec.cluster.cidr", "has no prefix length"}}},
 		{name: "cidr garbage", cluster: hub.Cluster{CIDR: "10.100/16"},
 			want: []wantError{{"spec.cluster.cidr", "is not a CIDR"}}},
+		{name: "cidr small enough", cluster: hub.Cluster{CIDR: "10.100.0.0/28"}},
+		{name: "cidr too small for the DNS address", cluster: hub.Cluster{CIDR: "10.100.0.0/29"},
+			want: []wantError{{"spec.cluster.cidr", "has no room for the cluster DNS address (the network address + 10); use a /28 or larger"}}},
+		{name: "ipv6 cidr too small", cluster: hub.Cluster{CIDR: "fd00::/125"},
+			want: []wantError{{"spec.cluster.cidr", "use a /124 or larger"}}},
 		{name: "ip family", cluster: hub.Cluster{IPFamily: "IPv6"},
 			want: []wantError{{"spec.cluster.ipFamily", `Unsupported value: "IPv6"`}}},
 		{name: "outpost without id is left to Merged", cluster: hub.Cluster{EnableOutpost: ptr(true)}},
@@ -72,6 +78,15 @@ func TestCertificateAuthorityProblem(t *testing.T) {
 		{name: "der", ca: der, want: "is a DER certificate, not PEM"},
 		{name: "double base64", ca: []byte("LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t"), want: "is base64-encoded twice"},
 		{name: "random bytes", ca: []byte("hello"), want: "decodes to 5 bytes without a PEM CERTIFICATE block"},
+		{name: "trailing blank lines", ca: append(append([]byte{}, ca...), "\n \n\t"...), want: ""},
+		{name: "trailing garbage", ca: append(append([]byte{}, ca...), "garbage\n"...),
+			want: fmt.Sprintf(`line %d of the decoded PEM text, after PEM block 1, is not PEM ("garbage"); remove it`, lines(ca)+1)},
+		{name: "garbage before", ca: append([]byte("# cluster CA\n"), ca...),
+			want: `line 1 of the decoded PEM text, before PEM block 1, is not PEM ("# cluster CA"); remove it`},
+		{name: "garbage between", ca: append(append(append([]byte{}, ca...), "x\n"...), ca...),
+			want: fmt.Sprintf(`line %d of the decoded PEM text, after PEM block 1, is not PEM ("x")`, lines(ca)+1)},
+		{name: "unterminated block", ca: append(append([]byte{}, ca...), "-----BEGIN CERTIFICATE-----\nMIIB\n"...),
+			want: fmt.Sprintf(`line %d of the decoded PEM text, after PEM block 1, is not PEM ("-----BEGIN CERTIFICATE-----"); remove it`, lines(ca)+1)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,6 +97,9 @@ func TestCertificateAuthorityProblem(t *testing.T) {
 		})
 	}
 }
+
+// lines counts the lines of b.
+func lines(b []byte) int { return strings.Count(string(b), "\n") }
 
 func TestSpecCertificateAuthorityOmitsValue(t *testing.T) {
 	errs := Spec(hub.Spec{Cluster: hub.Cluster{CertificateAuthority: []byte("secret-ish")}})
@@ -151,7 +169,7 @@ func TestSpecKubelet(t *testing.T) {
 		{name: "empty flag name", kubelet: hub.Kubelet{Flags: []string{"--=x"}},
 			want: []wantError{{"spec.kubelet.flags[0]", "has no flag name"}}},
 		{name: "two flags in one item", kubelet: hub.Kubelet{Flags: []string{"--v=2 --node-labels=a=b"}},
-			want: []wantError{{"spec.kubelet.flags[0]", "must not contain whitespace"}}},
+			want: []wantError{{"spec.kubelet.flags[0]", "contains a blank (U+0020)"}}},
 		{name: "expression does not compile", kubelet: hub.Kubelet{MaxPodsExpression: "default_enis *"},
 			want: []wantError{{"spec.kubelet.maxPodsExpression", "invalid max pods expression"}}},
 		{name: "expression unknown variable", kubelet: hub.Kubelet{MaxPodsExpression: "enis + 1"},
@@ -166,6 +184,36 @@ func TestSpecKubelet(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			assertErrors(t, Spec(hub.Spec{Kubelet: tc.kubelet}), tc.want)
+		})
+	}
+}
+
+// TestSpecContainerd checks that containerd.config is TOML some containerd
+// can read, without ever printing it (it may hold registry credentials).
+func TestSpecContainerd(t *testing.T) {
+	for _, tc := range []struct {
+		name, config string
+		want         []wantError
+	}{
+		{name: "empty"},
+		{name: "version 2", config: "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\"]\nsandbox_image = \"x\"\n"},
+		{name: "version 3 by its plugins", config: "[plugins.\"io.containerd.cri.v1.images\"]\nsnapshotter = \"x\"\n"},
+		{name: "neutral", config: "[debug]\nlevel = \"info\"\n"},
+		{name: "version 1", config: "version = 1\npassword = \"s3cr3t\"\n",
+			want: []wantError{{"spec.containerd.config", "Invalid value: containerd.config declares version = 1; nodeboot writes version 2 or 3"}}},
+		{name: "version 2 with version 3 plugins", config: "version = 2\n[plugins.\"io.containerd.cri.v1.runtime\"]\nenable_cdi = true\n",
+			want: []wantError{{"spec.containerd.config", "declares version = 2 but configures the version 3 plugins"}}},
+		{name: "not TOML", config: "[plugins\npassword = \"s3cr3t\"\n",
+			want: []wantError{{"spec.containerd.config", "is not valid TOML: line 1"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := Spec(hub.Spec{Containerd: hub.Containerd{Config: tc.config}})
+			assertErrors(t, errs, tc.want)
+			for _, e := range errs {
+				if strings.Contains(e.ErrorBody(), "s3cr3t") {
+					t.Errorf("the config is printed: %s", e.ErrorBody())
+				}
+			}
 		})
 	}
 }

@@ -31,4 +31,9 @@ type Agent struct {
 	// Setenv exports spec.instance.environment.default into the agent's own
 	// environment before AWS calls, so proxies apply (nodeadm parity).
 	Setenv func(key, value string) error
+	// Strict keeps, when resolving the config (init, config dump), the
+	// errors nodeadm does not make (diag.Problem.StrictOnly) as errors;
+	// otherwise they are warnings and the node boots. config check is
+	// always strict.
+	Strict bool
 }

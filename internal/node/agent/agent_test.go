@@ -58,6 +58,7 @@ func TestBadInputWritesNothingAndCallsNoAPI(t *testing.T) {
 	bad := []byte("apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: x\n    apiServerEndpoint: ftp://nope\n    cidr: 10.100.0.0/99\n    nmae: typo\n")
 	root := t.TempDir()
 	a, _, cloud := newTestAgent(t, root, bad, caseSpec{InstanceType: "m5.large", CPUs: "0-1", MemKB: 8000000, KubeletVersion: "v1.34.4", ContainerdVersion: "1.7.27"})
+	a.Strict = true // the unknown field is an error too (only a warning at a non-strict boot)
 	err := a.Init(context.Background(), initOpts())
 	if !errors.Is(err, diag.ErrInvalidConfig) {
 		t.Fatalf("err = %v, want ErrInvalidConfig", err)

@@ -90,7 +90,7 @@ func (in Input) nodeadmOnly() bool {
 func (in Input) attribute(errs field.ErrorList) diag.List {
 	out := make(diag.List, 0, len(errs))
 	for _, e := range errs {
-		p := diag.Problem{Severity: diag.SeverityError, Source: diag.Source{URI: "merged configuration"}, Field: e.Field, Message: e.ErrorBody()}
+		p := diag.Problem{Severity: diag.SeverityError, Source: diag.Source{URI: "merged configuration"}, Field: e.Field, Message: diag.FieldErrorBody(e)}
 		for i := len(in.Fragments) - 1; i >= 0; i-- {
 			if pos := in.Fragments[i].Positions.Lookup(e.Field); !pos.IsZero() {
 				p.Source, p.Position = in.Fragments[i].Source, pos

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -46,7 +47,8 @@ type HostInputs struct {
 	EtcHosts []byte
 }
 
-// MakePlan renders every file for cfg. It is pure.
+// MakePlan renders every file for cfg. It is pure. When rendering fails,
+// the error reports every component's problems, not the first one only.
 func MakePlan(cfg hub.NodeConfig, hi HostInputs, scope Scope) (Plan, error) {
 	mp := computeMaxPods(cfg)
 	reserved := maxpods.KubeReserved(cfg.Status.Hardware.CPUs, cfg.Status.Hardware.MemoryMiB, effectiveMaxPods(cfg.Spec, mp))
@@ -58,10 +60,11 @@ func MakePlan(cfg hub.NodeConfig, hi HostInputs, scope Scope) (Plan, error) {
 	if hosts, ok := pinnedHosts(cfg, hi.EtcHosts); ok {
 		p.Files = append(p.Files, hosts)
 	}
+	var errs []error
 	if scope.Containerd {
 		files, err := containerd.Render(cfg, containerdInputs(cfg))
 		if err != nil {
-			return Plan{}, fmt.Errorf("containerd config: %w", err)
+			errs = append(errs, fmt.Errorf("containerd config: %w", err))
 		}
 		p.Files = append(p.Files, files...)
 		p.Absent = append(p.Absent, absent([]string{containerd.SOCIConfigPath, containerd.SOCIDropInPath}, files)...)
@@ -77,10 +80,13 @@ func MakePlan(cfg hub.NodeConfig, hi HostInputs, scope Scope) (Plan, error) {
 			CredentialProviderBin: hi.CredentialProviderBin,
 		})
 		if err != nil {
-			return Plan{}, fmt.Errorf("kubelet config: %w", err)
+			errs = append(errs, fmt.Errorf("kubelet config: %w", err))
 		}
 		p.Files = append(p.Files, files...)
 		p.Absent = append(p.Absent, absent(kubelet.ManagedPaths(), files)...)
+	}
+	if len(errs) > 0 {
+		return Plan{}, errors.Join(errs...)
 	}
 	return p, nil
 }

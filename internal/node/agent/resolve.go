@@ -47,6 +47,9 @@ func (a *Agent) Resolve(ctx context.Context, sources []string, cachePath string,
 		return Resolution{}, err
 	}
 	in.Fragments = append(in.Fragments, extra...)
+	if !a.Strict {
+		in.Problems = diag.Relax(in.Problems)
+	}
 	a.logWarnings(in.Problems)
 	if in.Problems.HasErrors() {
 		return Resolution{Input: in}, in.Problems.Err()

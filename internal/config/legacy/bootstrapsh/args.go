@@ -91,7 +91,11 @@ func (r *argReader) readJoined(inv *invocation, a argument) {
 		r.unknownOption(name, a.pos)
 		return
 	}
-	r.warnf(a.pos, "", "bootstrap.sh does not understand %s=value (it would take the whole word as the cluster name); nodeboot reads it as %s %s, but write the value as a separate argument to stay compatible", name, name, shellQuote(value))
+	shown := shellQuote(value)
+	if isSecretOption(name) {
+		shown = "VALUE"
+	}
+	r.warnf(a.pos, "", "bootstrap.sh does not understand %s=value (it would take the whole word as the cluster name); nodeboot reads it as %s %s, but write the value as a separate argument to stay compatible", name, name, shown)
 	r.set(inv, name, setting{value: value, pos: a.pos})
 }
 
@@ -172,7 +176,11 @@ func (r *argReader) readEnvironment(inv *invocation, env map[string]envInput) {
 			continue
 		}
 		if e.unknown != "" {
-			r.errorf(e.pos, "", "%s is not given, so bootstrap.sh would read the exported variable %s, whose value nodeboot cannot know: %s", o.flag, o.envVar, e.unknown)
+			why := e.unknown
+			if isSecretOption(o.flag) {
+				why = "it is not a plain value (not shown: it may hold credentials)"
+			}
+			r.errorf(e.pos, "", "%s is not given, so bootstrap.sh would read the exported variable %s, whose value nodeboot cannot know: %s", o.flag, o.envVar, why)
 			inv.options[o.flag] = setting{pos: e.pos, unknown: true, envVar: o.envVar}
 			continue
 		}
@@ -181,12 +189,4 @@ func (r *argReader) readEnvironment(inv *invocation, env map[string]envInput) {
 	if e, ok := env[envPauseContainerImage]; ok && (e.value != "" || e.unknown != "") {
 		r.warnf(e.pos, "", "the exported variable %s is ignored: nodeboot takes the sandbox (pause) image from the node", envPauseContainerImage)
 	}
-}
-
-// shellQuote renders a value for messages the way a user would type it.
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>(){}*?[]#~!") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -3,6 +3,7 @@ package bootstrapsh
 import (
 	"encoding/base64"
 	"encoding/json"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -22,7 +23,7 @@ func kubeletConfig(kv ...string) map[string]json.RawMessage {
 // TestParseArgs checks every option's mapping into hub.Spec and the
 // problems reported with it.
 func TestParseArgs(t *testing.T) {
-	pem := "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+	pem := realCA
 	b64 := base64.StdEncoding.EncodeToString([]byte(pem))
 	wrapped := b64[:20] + "\n" + b64[20:40] + "\r\n " + b64[40:]
 	tests := []struct {
@@ -110,6 +111,15 @@ func TestParseArgs(t *testing.T) {
 			want: hub.Spec{Cluster: hub.Cluster{Name: "c"}}, wantErrs: []string{"--node-labels is not a bootstrap.sh option but a kubelet flag"}},
 		{name: "empty cluster name", args: []string{""}, wantErrs: []string{"cluster name is empty"}},
 		{name: "no arguments", args: nil, wantErrs: []string{"cluster name is not defined"}},
+		{name: "CA with text after the PEM block", args: []string{"c", "--b64-cluster-ca", base64.StdEncoding.EncodeToString([]byte(realCA + "garbage\n"))},
+			want:     hub.Spec{Cluster: hub.Cluster{Name: "c", CertificateAuthority: []byte(realCA + "garbage\n")}},
+			wantErrs: []string{`after PEM block 1, is not PEM ("garbage")`}},
+		{name: "duplicate taints", args: []string{"c", "--kubelet-extra-args", "--register-with-taints=a=b:NoSchedule,a=c:NoSchedule"},
+			want:     hub.Spec{Cluster: hub.Cluster{Name: "c"}, Kubelet: hub.Kubelet{Flags: []string{"--register-with-taints=a=b:NoSchedule,a=c:NoSchedule"}}},
+			wantErrs: []string{"repeats the key a with effect NoSchedule"}},
+		{name: "bad node name", args: []string{"c", "--kubelet-extra-args", "--hostname-override=node_1"},
+			want:     hub.Spec{Cluster: hub.Cluster{Name: "c"}, Kubelet: hub.Kubelet{Flags: []string{"--hostname-override=node_1"}}},
+			wantErrs: []string{"is not a valid node name"}},
 		{name: "ignored options", args: []string{"c", "--pause-container-version", "3.10", "--docker-config-json", "{}", "--containerd-config-file", "/etc/c.toml", "--aws-api-retry-attempts", "5", "--enable-docker-bridge", "false", "--mount-bpf-fs", "true"},
 			want: hub.Spec{Cluster: hub.Cluster{Name: "c"}},
 			wantWarns: []string{
@@ -135,6 +145,17 @@ func TestParseArgs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// realCA is a CA certificate that passes the hub's check.
+var realCA = mustRead("../../validate/testdata/ca.pem")
+
+func mustRead(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }
 
 // checkMessages requires one problem per wanted substring, in order.

@@ -1,14 +1,15 @@
 package bootstrapsh
 
 import (
-	"bytes"
 	"cmp"
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
-	"github.com/nodeboot/nodeboot/internal/config/userdata"
+	"github.com/nodeboot/nodeboot/internal/config/validate"
 )
 
 // FormatName is the diag.Source Format of every problem reported here.
@@ -31,49 +32,6 @@ type Result struct {
 	// bash would (an argument that could not be expanded is kept as
 	// written); ParseArgs reads the same list.
 	Args []string
-}
-
-// ParseScript finds the /etc/eks/bootstrap.sh call in a shell script and
-// converts it to a hub.Spec. It never runs anything: see the package
-// documentation for what is understood. doc.Data is read as a shell
-// script whatever doc.Format says.
-func ParseScript(doc userdata.Document) (res Result, problems diag.List) {
-	src := doc.Source
-	src.Format = FormatName
-	defer func() {
-		if r := recover(); r != nil {
-			res = Result{}
-			problems.Errorf(src, "", diag.Position{}, "internal error while reading the bootstrap.sh call (please report this): %v", r)
-		}
-	}()
-	base := max(src.Line, 1)
-	script, crlf, synErr := parseScript(doc.Data)
-	if synErr != nil {
-		if !bytes.Contains(doc.Data, []byte(bootstrapPath)) {
-			return Result{}, nil // not ours
-		}
-		problems.Errorf(src, "", diag.Position{Line: base + synErr.pos.line - 1, Column: synErr.pos.col},
-			"the script mentions %s but is not valid shell, so the call cannot be read: %s", bootstrapPath, synErr.msg)
-		return Result{}, problems
-	}
-	in := newInterp(src, base)
-	in.walkList(script, execContext{})
-	in.reportCalls()
-	if len(in.calls) == 0 {
-		return Result{}, in.problems
-	}
-	if crlf {
-		in.warnf(position{line: 1, col: 1}, "the script has CRLF (Windows) line endings: bash keeps the \\r at the end of each line (the #! line fails, and bootstrap.sh would get a cluster name ending in \\r); nodeboot reads the lines without it, but convert the file to LF endings")
-	}
-	first := in.calls[0]
-	spec, positions, more := parseInvocation(first.args, first.env, src, in.at(first.pos))
-	problems = append(in.problems, more...)
-	sortByLine(problems)
-	args := make([]string, len(first.args))
-	for i, a := range first.args {
-		args[i] = a.text
-	}
-	return Result{Found: true, Spec: spec, Positions: positions, Args: args}, problems
 }
 
 // ParseArgs converts a bootstrap.sh argument list (without the script
@@ -106,12 +64,40 @@ func ParseArgsEnv(args, environ []string, src diag.Source) (hub.Spec, diag.List)
 	return spec, problems
 }
 
-// parseInvocation reads an argument list and builds the spec.
+// parseInvocation reads an argument list and builds the spec, then checks
+// its values the way every format's are (validate.Spec).
 func parseInvocation(args []argument, env map[string]envInput, src diag.Source, callPos diag.Position) (hub.Spec, diag.Positions, diag.List) {
 	r := &argReader{src: src, callPos: callPos}
 	b := &specBuilder{argReader: r, inv: r.readArgs(args, env), positions: diag.Positions{}}
 	b.build()
+	b.validate()
 	return b.spec, b.positions, r.problems
+}
+
+// validate adds validate.Spec's errors about fields that have no problem
+// yet (the checks above already explained the others), each at the
+// position of the argument its field came from.
+func (b *specBuilder) validate() {
+	var fresh field.ErrorList
+	for _, e := range validate.Spec(b.spec) {
+		if !b.reported(e.Field) {
+			fresh = append(fresh, e)
+		}
+	}
+	for _, p := range diag.FromFieldErrors(b.src, fresh, b.positions, diag.SeverityError) {
+		p.Position = b.or(p.Position)
+		b.problems = append(b.problems, p)
+	}
+}
+
+// reported reports whether path or one of its ancestors has a problem.
+func (b *specBuilder) reported(path string) bool {
+	for _, p := range b.problems {
+		if p.Field != "" && (path == p.Field || strings.HasPrefix(path, p.Field+".") || strings.HasPrefix(path, p.Field+"[")) {
+			return true
+		}
+	}
+	return false
 }
 
 // sortByLine orders problems by line, keeping the order of equal lines.

@@ -4,11 +4,12 @@
 //
 // # The shell script
 //
-// ParseScript reads a shell script without running any of it. It parses
-// bash's grammar (lists, pipelines, && and ||, if/for/while/until/case,
-// { }, ( ), functions, here-documents, quotes, escapes, line
-// continuations and comments) and walks the commands in execution order,
-// tracking variables as bash would assign them:
+// ParseScript reads a shell script without running any of it. The script
+// is parsed as bash by mvdan.cc/sh/v3/syntax (lists, pipelines, && and ||,
+// if/for/while/until/case, { }, ( ), functions, here-documents, quotes,
+// escapes, line continuations and comments); nodeboot then walks the
+// commands in execution order, tracking variables as bash would assign
+// them:
 //
 //   - NAME=value, export/readonly/declare/typeset NAME=value, NAME+=value,
 //     unset, set -a; values may use $NAME, ${NAME}, ${NAME:-default},
@@ -19,9 +20,19 @@
 //   - a variable the script never sets (one from the environment) is an
 //     error when the call uses it without a default;
 //   - unquoted expansions are split into words on blanks, and an empty one
-//     vanishes, exactly as bash does;
+//     vanishes, exactly as bash does (quoted parts of a default word, as
+//     in ${NAME:-"a b"}, are not split);
 //   - variables set by `source FILE` are unknown; known values are assumed
 //     to survive it.
+//
+// A script that never names bootstrap.sh (nor one of the AL2 files whose
+// edits are reported) is not read at all. User data is untrusted, so the
+// work is bounded: a script over 128 KiB, or with more than 4,096 of the
+// characters ( { [ ` ! ? ~ (each may open a nesting level of the parser),
+// is an error when it names /etc/eks/bootstrap.sh and otherwise not read;
+// variable expansion stops with one error once it has produced 1 MiB of
+// text (X="$X$X" repeated doubles on every line); messages quote at most
+// 60 bytes of a value; at most diag.MaxProblems problems are reported.
 //
 // The call is the command /etc/eks/bootstrap.sh (any spelling of that path),
 // possibly behind sudo, env, exec, command, nohup, time, nice, bash or sh,

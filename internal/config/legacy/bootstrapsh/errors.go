@@ -1,11 +1,11 @@
 package bootstrapsh
 
-import "errors"
+import "github.com/nodeboot/nodeboot/internal/config/validate"
 
 // Errors returned (wrapped) by KubeletExtraArgs.
 var (
 	// ErrUnterminatedQuote means a ' or " is never closed.
-	ErrUnterminatedQuote = errors.New("unterminated quote")
+	ErrUnterminatedQuote = validate.ErrUnterminatedQuote
 	// ErrDanglingBackslash means the value ends with a lone backslash.
-	ErrDanglingBackslash = errors.New("dangling backslash")
+	ErrDanglingBackslash = validate.ErrDanglingBackslash
 )

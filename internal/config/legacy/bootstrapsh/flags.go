@@ -56,6 +56,10 @@ var bootstrapOptions = []bootstrapOption{
 	{flagServiceIPv4CIDR, "SERVICE_IPV4_CIDR"},
 }
 
+// isSecretOption reports an option whose value may hold credentials and
+// is never printed: --docker-config-json carries registry auths.
+func isSecretOption(flag string) bool { return flag == flagDockerConfigJSON }
+
 // envPauseContainerImage overrides the pause image; it has no flag.
 const envPauseContainerImage = "PAUSE_CONTAINER_IMAGE"
 

@@ -34,25 +34,37 @@ func FuzzParseScript(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		doc := userdata.Document{Source: diag.Source{URI: "fuzz", Line: 5}, Format: userdata.FormatShell, Data: data}
-		res1, probs1 := ParseScript(doc)
-		res2, probs2 := ParseScript(doc)
-		if !reflect.DeepEqual(res1, res2) || !reflect.DeepEqual(probs1, probs2) {
-			t.Fatalf("not deterministic")
-		}
-		lastLine := 5 + strings.Count(string(data), "\n")
-		for _, p := range probs1 {
-			if strings.Contains(p.Message, "internal error") {
-				t.Fatalf("panic: %s", p)
-			}
-			if p.Position.Line != 0 && (p.Position.Line < 5 || p.Position.Line > lastLine) {
-				t.Errorf("problem outside the document (lines 5..%d): %s", lastLine, p)
-			}
-		}
-		if !res1.Found && (res1.Spec.Cluster.Name != "" || len(res1.Args) > 0) {
-			t.Errorf("no call found, but a result: %+v", res1)
-		}
+		checkParseScript(t, data)
+		// Scripts that never name bootstrap.sh are not parsed at all:
+		// make sure the parser and the interpreter see every input too.
+		checkParseScript(t, append([]byte(bootstrapPath+" "), data...))
 	})
+}
+
+// checkParseScript runs ParseScript twice on data and checks the results.
+func checkParseScript(t *testing.T, data []byte) {
+	t.Helper()
+	doc := userdata.Document{Source: diag.Source{URI: "fuzz", Line: 5}, Format: userdata.FormatShell, Data: data}
+	res1, probs1 := ParseScript(doc)
+	res2, probs2 := ParseScript(doc)
+	if !reflect.DeepEqual(res1, res2) || !reflect.DeepEqual(probs1, probs2) {
+		t.Fatalf("not deterministic")
+	}
+	lastLine := 5 + strings.Count(string(data), "\n")
+	for _, p := range probs1 {
+		if strings.Contains(p.Message, "internal error") {
+			t.Fatalf("panic: %s", p)
+		}
+		if p.Position.Line != 0 && (p.Position.Line < 5 || p.Position.Line > lastLine) {
+			t.Errorf("problem outside the document (lines 5..%d): %s", lastLine, p)
+		}
+	}
+	if len(probs1) > diag.MaxProblems+1 {
+		t.Errorf("%d problems", len(probs1))
+	}
+	if !res1.Found && (res1.Spec.Cluster.Name != "" || len(res1.Args) > 0) {
+		t.Errorf("no call found, but a result: %+v", res1)
+	}
 }
 
 // FuzzKubeletExtraArgs checks that the tokenizer never panics, and that

@@ -7,8 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"k8s.io/apimachinery/pkg/util/validation"
-	kubeletapis "k8s.io/kubelet/pkg/apis"
+	"github.com/nodeboot/nodeboot/internal/config/validate"
 )
 
 // kubeletFlag is one flag of --kubelet-extra-args.
@@ -85,7 +84,7 @@ func readLongFlag(words []string, i int) (kubeletFlag, int, []finding) {
 		return f, i, nil
 	}
 	next := words[i+1]
-	if kubeletBoolFlags[name] {
+	if validate.IsKubeletBoolFlag(name) {
 		if next == "true" || next == "false" {
 			return f, i + 1, []finding{errorFinding("--%s is a boolean flag: write --%s=%s (the kubelet would take %s as a stray argument and refuse to start)", name, name, next, next)}
 		}
@@ -239,35 +238,20 @@ func (l *orderedLabels) add(value string) []finding {
 	return findings
 }
 
-// checkLabel applies the kubelet's checks on --node-labels.
+// checkLabel applies the kubelet's checks on --node-labels
+// (validate.LabelKeyProblem and friends, shared by every format).
 func checkLabel(k, v string) (finding, bool) {
-	if errs := validation.IsQualifiedName(k); len(errs) > 0 {
-		return errorFinding("node label key %s is invalid: %s", shellQuote(k), strings.Join(errs, "; ")), true
+	if why := validate.LabelKeyProblem(k); why != "" {
+		return errorFinding("node label key %s is invalid: %s", shellQuote(k), why), true
 	}
-	if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
-		return errorFinding("node label %s has an invalid value %s: %s", k, shellQuote(v), strings.Join(errs, "; ")), true
+	if why := validate.LabelValueProblem(v); why != "" {
+		return errorFinding("node label %s has an invalid value %s: %s", k, shellQuote(v), why), true
 	}
-	if isKubernetesNamespace(k) && !kubeletapis.IsKubeletLabel(k) {
-		return errorFinding("node label %s is in the kubernetes.io/k8s.io namespace, where a kubelet may only set node.kubernetes.io/…, kubelet.kubernetes.io/… and a few well-known labels; the kubelet refuses to start with it (set it on the Node after it joins instead)", k), true
+	if why := validate.RestrictedLabelProblem(k); why != "" {
+		return errorFinding("node label %s %s", k, why), true
 	}
 	return finding{}, false
 }
-
-func isKubernetesNamespace(key string) bool {
-	ns, _, ok := strings.Cut(key, "/")
-	if !ok {
-		return false
-	}
-	for _, d := range []string{"kubernetes.io", "k8s.io"} {
-		if ns == d || strings.HasSuffix(ns, "."+d) {
-			return true
-		}
-	}
-	return false
-}
-
-// taintEffects are the effects a taint may have.
-var taintEffects = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
 
 // checkTaints applies the kubelet's parsing of --register-with-taints:
 // comma-separated key[=value]:Effect; an empty value means no taints.
@@ -277,30 +261,9 @@ func checkTaints(value string) []finding {
 	}
 	var findings []finding
 	for _, t := range strings.Split(value, ",") {
-		if why := taintProblem(t); why != "" {
+		if why := validate.TaintProblem(t); why != "" {
 			findings = append(findings, errorFinding("taint %s in --register-with-taints %s", shellQuote(t), why))
 		}
 	}
 	return findings
-}
-
-func taintProblem(t string) string {
-	kv, effect, ok := strings.Cut(t, ":")
-	if !ok {
-		return "has no effect: write key=value:NoSchedule (or PreferNoSchedule, NoExecute)"
-	}
-	if !slices.Contains(taintEffects, effect) {
-		return fmt.Sprintf("has effect %s: must be NoSchedule, PreferNoSchedule or NoExecute", shellQuote(effect))
-	}
-	k, v, _ := strings.Cut(kv, "=")
-	if errs := validation.IsQualifiedName(k); len(errs) > 0 {
-		return "has an invalid key: " + strings.Join(errs, "; ")
-	}
-	if strings.Contains(v, "=") {
-		return "has more than one ="
-	}
-	if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
-		return "has an invalid value: " + strings.Join(errs, "; ")
-	}
-	return ""
 }

@@ -1,20 +1,6 @@
 package bootstrapsh
 
-// kubeletBoolFlags are kubelet flags that take no separate value: after
-// them a following word is a stray argument, which the kubelet refuses.
-var kubeletBoolFlags = map[string]bool{
-	"add-dir-header": true, "alsologtostderr": true, "anonymous-auth": true,
-	"authentication-token-webhook": true, "cgroups-per-qos": true, "cpu-cfs-quota": true,
-	"enable-controller-attach-detach": true, "enable-debugging-handlers": true,
-	"enable-load-reader": true, "enable-server": true, "exit-on-lock-contention": true,
-	"fail-cgroupv1": true, "fail-swap-on": true, "help": true, "kernel-memcg-notification": true,
-	"keep-terminated-pod-volumes": true, "local-storage-capacity-isolation": true,
-	"log-json-split-stream": true, "log-text-split-stream": true, "logtostderr": true,
-	"make-iptables-util-chains": true, "one-output": true, "protect-kernel-defaults": true,
-	"register-node": true, "register-schedulable": true, "rotate-certificates": true,
-	"rotate-server-certificates": true, "seccomp-default": true, "serialize-image-pulls": true,
-	"skip-headers": true, "skip-log-headers": true,
-}
+import "github.com/nodeboot/nodeboot/internal/config/validate"
 
 // kubeletValueFlags are common kubelet flags that take a value; with the
 // boolean ones they let a misplaced kubelet flag be recognised.
@@ -33,4 +19,6 @@ var kubeletValueFlags = map[string]bool{
 	"runtime-request-timeout": true, "allowed-unsafe-sysctls": true,
 }
 
-func isKnownKubeletFlag(name string) bool { return kubeletBoolFlags[name] || kubeletValueFlags[name] }
+func isKnownKubeletFlag(name string) bool {
+	return validate.IsKubeletBoolFlag(name) || kubeletValueFlags[name]
+}

@@ -1,10 +1,11 @@
 package bootstrapsh
 
 import (
-	"maps"
 	"path"
 	"regexp"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // al2Files are AL2 files that nodeboot neither reads nor writes: scripts
@@ -27,25 +28,17 @@ var readers = map[string]bool{
 // maxPodsPatch finds eksctl's sed patch value: `… --max-pods=N"…`.
 var maxPodsPatch = regexp.MustCompile(`--max-pods=([0-9]+)`)
 
-func rawWords(words []word) string {
-	raws := make([]string, len(words))
-	for i, w := range words {
-		raws[i] = w.raw
-	}
-	return strings.Join(raws, " ")
-}
-
 // checkMentions reports commands other than the call that involve
 // /etc/eks/bootstrap.sh or the AL2 kubelet and containerd files.
-func (in *interp) checkMentions(cmd *simpleCommand, res resolution) {
-	raw := rawWords(cmd.args)
+func (in *interp) checkMentions(cmd *syntax.CallExpr, res resolution, pos position) {
+	raw := strings.Join(in.rawWords(cmd.Args), " ")
 	for _, f := range al2Files {
 		if strings.Contains(raw, f) {
-			in.warnf(cmd.pos, "this line uses %s, an AL2 file that nodeboot neither reads nor writes, so it has no effect; set kubelet.config or containerd.config in a NodeConfig instead", f)
+			in.warnf(pos, "this line uses %s, an AL2 file that nodeboot neither reads nor writes, so it has no effect; set kubelet.config or containerd.config in a NodeConfig instead", f)
 		}
 	}
 	if res.name != "" && path.Base(res.name) == "bootstrap.sh" && !isBootstrapPath(res.name) {
-		in.warnf(cmd.pos, "this line runs %q; nodeboot only reads calls of %s by that exact path", res.name, bootstrapPath)
+		in.warnf(pos, "this line runs %q; nodeboot only reads calls of %s by that exact path", clip(res.name), bootstrapPath)
 		return
 	}
 	if !strings.Contains(raw, bootstrapPath) {
@@ -54,28 +47,29 @@ func (in *interp) checkMentions(cmd *simpleCommand, res resolution) {
 	base := path.Base(res.name)
 	switch {
 	case res.shellString || base == "eval":
-		in.errorf(cmd.pos, "a bootstrap.sh call inside a string run by `%s` is not supported: nodeboot never runs nested scripts; call %s directly on its own line", base, bootstrapPath)
-	case editsBootstrap(base, cmd.args):
-		in.warnEdit(cmd.pos, raw)
+		in.errorf(pos, "a bootstrap.sh call inside a string run by `%s` is not supported: nodeboot never runs nested scripts; call %s directly on its own line", base, bootstrapPath)
+	case editsBootstrap(base, in.rawWords(cmd.Args)):
+		in.warnEdit(pos, raw)
 	case readers[base]:
 	case res.name == "":
-		in.warnf(cmd.pos, "this line mentions %s in a command nodeboot cannot work out; if it runs bootstrap.sh, call it directly", bootstrapPath)
+		in.warnf(pos, "this line mentions %s in a command nodeboot cannot work out; if it runs bootstrap.sh, call it directly", bootstrapPath)
 	default:
-		in.warnf(cmd.pos, "this line passes %s to `%s`, which nodeboot does not understand; if it runs the script, call it directly (sudo, exec, env, nohup, bash or sh in front are fine)", bootstrapPath, base)
+		in.warnf(pos, "this line passes %s to `%s`, which nodeboot does not understand; if it runs the script, call it directly (sudo, exec, env, nohup, bash or sh in front are fine)", bootstrapPath, clip(base))
 	}
 }
 
-// editsBootstrap reports commands that change /etc/eks/bootstrap.sh.
-func editsBootstrap(base string, args []word) bool {
+// editsBootstrap reports commands that change /etc/eks/bootstrap.sh,
+// given their words as written.
+func editsBootstrap(base string, args []string) bool {
 	switch base {
 	case "sed", "perl":
 		for _, w := range args[1:] {
-			if strings.HasPrefix(w.raw, "-i") || strings.HasPrefix(w.raw, "--in-place") || (strings.HasPrefix(w.raw, "-") && !strings.HasPrefix(w.raw, "--") && strings.Contains(w.raw, "i")) {
+			if strings.HasPrefix(w, "-i") || strings.HasPrefix(w, "--in-place") || (strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.Contains(w, "i")) {
 				return true
 			}
 		}
 	case "cp", "mv", "install", "ln":
-		return len(args) > 0 && isBootstrapPath(args[len(args)-1].raw) // the destination
+		return len(args) > 0 && isBootstrapPath(args[len(args)-1]) // the destination
 	case "tee", "rm", "truncate", "curl", "wget", "dd":
 		return true
 	}
@@ -92,39 +86,55 @@ func (in *interp) warnEdit(pos position, raw string) {
 
 // checkRedirects reports here-documents and redirections that involve
 // bootstrap.sh.
-func (in *interp) checkRedirects(redirs []redirect, res resolution, pos position) {
+func (in *interp) checkRedirects(redirs []*syntax.Redirect, res resolution, pos position) {
 	for _, r := range redirs {
-		op := trimFD(r.op)
+		target := in.raw(r.Word)
+		isDoc := r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc
+		body, bodyLine := "", posOf(r.Pos()).line+1
+		if isDoc && r.Hdoc != nil {
+			body, bodyLine = in.raw(r.Hdoc), posOf(r.Hdoc.Pos()).line
+		}
+		docMentions := isDoc && strings.Contains(body, bootstrapPath)
+		rpos := posOf(r.Pos())
 		switch {
-		case res.isCall && (r.doc != nil || op == "<<<"):
-			in.warnf(r.pos, "bootstrap.sh does not read its standard input; the here-document given to it is ignored")
-		case r.doc != nil && strings.Contains(r.doc.body, bootstrapPath) && res.readsStdin:
-			in.errorf(r.pos, "a bootstrap.sh call inside a here-document fed to `%s` (body from line %d) is not supported: nodeboot never runs nested scripts; call %s directly", res.name, in.line(position{line: r.doc.bodyLine}), bootstrapPath)
-		case r.doc != nil && strings.Contains(r.doc.body, bootstrapPath):
-			in.warnf(r.pos, "the here-document starting on line %d mentions %s; nothing in it runs now and nodeboot ignores calls written there", in.line(position{line: r.doc.bodyLine}), bootstrapPath)
-		case op == "<<<" && strings.Contains(r.target.raw, bootstrapPath) && res.readsStdin:
-			in.errorf(r.pos, "a bootstrap.sh call inside a here-string fed to `%s` is not supported: nodeboot never runs nested scripts; call %s directly", res.name, bootstrapPath)
-		case (strings.HasPrefix(op, ">") || strings.HasPrefix(op, "&>")) && isBootstrapPath(r.target.raw):
+		case res.isCall && (isDoc || r.Op == syntax.WordHdoc):
+			in.warnf(rpos, "bootstrap.sh does not read its standard input; the here-document given to it is ignored")
+		case docMentions && res.readsStdin:
+			in.errorf(rpos, "a bootstrap.sh call inside a here-document fed to `%s` (body from line %d) is not supported: nodeboot never runs nested scripts; call %s directly", clip(res.name), in.line(position{line: bodyLine}), bootstrapPath)
+		case docMentions:
+			in.warnf(rpos, "the here-document starting on line %d mentions %s; nothing in it runs now and nodeboot ignores calls written there", in.line(position{line: bodyLine}), bootstrapPath)
+		case r.Op == syntax.WordHdoc && strings.Contains(target, bootstrapPath) && res.readsStdin:
+			in.errorf(rpos, "a bootstrap.sh call inside a here-string fed to `%s` is not supported: nodeboot never runs nested scripts; call %s directly", clip(res.name), bootstrapPath)
+		case writes(r.Op) && isBootstrapPath(target):
 			in.warnEdit(pos, "")
 		}
 		for _, f := range al2Files {
-			if r.target.raw == f && op != "<" {
-				in.warnf(r.pos, "this line writes %s, an AL2 file that nodeboot neither reads nor writes, so it has no effect; set kubelet.config or containerd.config in a NodeConfig instead", f)
+			if target == f && r.Op != syntax.RdrIn && !isDoc && r.Op != syntax.WordHdoc {
+				in.warnf(rpos, "this line writes %s, an AL2 file that nodeboot neither reads nor writes, so it has no effect; set kubelet.config or containerd.config in a NodeConfig instead", f)
 			}
 		}
 	}
 }
 
+// writes reports redirections that write their target.
+func writes(op syntax.RedirOperator) bool {
+	switch op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.DplOut, syntax.RdrAll, syntax.AppAll:
+		return true
+	}
+	return false
+}
+
 // checkPipedToShell reports `… bootstrap.sh … | bash`.
-func (in *interp) checkPipedToShell(pl pipeline) {
-	for i := 1; i < len(pl.cmds); i++ {
-		sc, ok := pl.cmds[i].(*simpleCommand)
-		if !ok || !in.resolve(sc).readsStdin {
+func (in *interp) checkPipedToShell(cmds []*syntax.Stmt) {
+	for i := 1; i < len(cmds); i++ {
+		sc, ok := cmds[i].Cmd.(*syntax.CallExpr)
+		if !ok || !in.resolve(sc.Args).readsStdin {
 			continue
 		}
-		for _, prev := range pl.cmds[:i] {
-			if ps, ok := prev.(*simpleCommand); ok && strings.Contains(rawWords(ps.args), bootstrapPath) {
-				in.errorf(sc.pos, "a bootstrap.sh call piped into a shell is not supported: nodeboot never runs nested scripts; call %s directly", bootstrapPath)
+		for _, prev := range cmds[:i] {
+			if pc, ok := prev.Cmd.(*syntax.CallExpr); ok && strings.Contains(strings.Join(in.rawWords(pc.Args), " "), bootstrapPath) {
+				in.errorf(in.cmdPos(cmds[i]), "a bootstrap.sh call piped into a shell is not supported: nodeboot never runs nested scripts; call %s directly", bootstrapPath)
 				return
 			}
 		}
@@ -133,61 +143,46 @@ func (in *interp) checkPipedToShell(pl pipeline) {
 
 // checkSubstitutions reports bootstrap.sh calls hidden in command and
 // process substitutions of a command other than the call, such as
-// OUT=$(/etc/eks/bootstrap.sh my-cluster).
-func (in *interp) checkSubstitutions(cmd *simpleCommand) {
-	words := make([][]part, 0, len(cmd.assigns)+len(cmd.args)+len(cmd.redirs))
-	for _, a := range cmd.assigns {
-		words = append(words, a.value)
+// OUT=$(/etc/eks/bootstrap.sh my-cluster). Every substitution, however
+// deeply nested, is looked into once, for the commands directly in it.
+func (in *interp) checkSubstitutions(s *syntax.Stmt) {
+	if in.nested {
+		return // looking for calls only; the outer walk sees nested substitutions
 	}
-	for _, w := range cmd.args {
-		words = append(words, w.parts)
-	}
-	for _, r := range cmd.redirs {
-		words = append(words, r.target.parts)
-	}
-	for _, parts := range words {
-		if p, ok := in.findCallInSubstitution(parts); ok {
-			in.errorf(p.pos, "a bootstrap.sh call inside %s is not supported: nodeboot never runs nested commands; call %s directly on its own line", p.what, bootstrapPath)
-			return
+	var found syntax.Node
+	what := ""
+	visit := func(n syntax.Node) bool {
+		if found != nil {
+			return false
 		}
-	}
-}
-
-func (in *interp) findCallInSubstitution(parts []part) (part, bool) {
-	for _, p := range parts {
-		switch {
-		case p.kind == partParam:
-			if q, ok := in.findCallInSubstitution(p.arg); ok {
-				return q, true
+		switch x := n.(type) {
+		case *syntax.CmdSubst:
+			if in.containsCall(x.Stmts) {
+				found, what = x, describePart(x)
 			}
-		case p.kind == partUnsupported && strings.Contains(p.text, bootstrapPath):
-			if inner, ok := substitutionBody(p.text); ok && in.containsCall(inner) {
-				return p, true
+		case *syntax.ProcSubst:
+			if in.containsCall(x.Stmts) {
+				found, what = x, describePart(x)
 			}
 		}
+		return found == nil
 	}
-	return part{}, false
+	syntax.Walk(s.Cmd, visit)
+	for _, r := range s.Redirs {
+		if found == nil {
+			syntax.Walk(r, visit)
+		}
+	}
+	if found != nil {
+		in.errorf(posOf(found.Pos()), "a bootstrap.sh call inside %s is not supported: nodeboot never runs nested commands; call %s directly on its own line", what, bootstrapPath)
+	}
 }
 
-// substitutionBody returns the commands inside $(…), `…`, <(…) or >(…).
-func substitutionBody(text string) (string, bool) {
-	switch {
-	case len(text) >= 3 && (strings.HasPrefix(text, "$(") || strings.HasPrefix(text, "<(") || strings.HasPrefix(text, ">(")) && !strings.HasPrefix(text, "$(("):
-		return text[2 : len(text)-1], true
-	case len(text) >= 2 && text[0] == '`':
-		return text[1 : len(text)-1], true
-	}
-	return "", false
-}
-
-// containsCall reports whether a nested script calls bootstrap.sh.
-func (in *interp) containsCall(script string) bool {
-	l, _, err := parseScript([]byte(script))
-	if err != nil {
-		return false
-	}
-	sub := newInterp(in.src, in.base)
-	sub.vars = maps.Clone(in.vars)
-	sub.walkList(l, execContext{})
+// containsCall reports whether the commands of a substitution call
+// bootstrap.sh; the variables they would set are forgotten.
+func (in *interp) containsCall(stmts []*syntax.Stmt) bool {
+	sub := &interp{src: in.src, base: in.base, data: in.data, vars: newScope(in.vars), allexport: in.allexport,
+		budget: in.budget, nested: true, parent: in}
+	sub.walkStmts(stmts, execContext{})
 	return len(sub.calls) > 0
 }

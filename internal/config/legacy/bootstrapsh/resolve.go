@@ -3,6 +3,8 @@ package bootstrapsh
 import (
 	"path"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // bootstrapPath is the script whose calls are read.
@@ -14,7 +16,7 @@ const bootstrapPath = "/etc/eks/bootstrap.sh"
 type resolution struct {
 	// name is the command that runs; "" when it cannot be known.
 	name string
-	args []word
+	args []*syntax.Word
 	// isCall is set when name is /etc/eks/bootstrap.sh (run or sourced).
 	isCall bool
 	// exec is set when the command replaces the shell.
@@ -32,7 +34,7 @@ type resolution struct {
 // envAssign is a VAR=value given to env or sudo.
 type envAssign struct {
 	name  string
-	value []part
+	value *syntax.Word
 	pos   position
 	unset bool
 }
@@ -40,10 +42,9 @@ type envAssign struct {
 // isBootstrapPath reports a path naming /etc/eks/bootstrap.sh.
 func isBootstrapPath(p string) bool { return p != "" && path.Clean(p) == bootstrapPath }
 
-// resolve strips the wrappers off a simple command.
-func (in *interp) resolve(cmd *simpleCommand) resolution {
+// resolve strips the wrappers off a simple command's words.
+func (in *interp) resolve(words []*syntax.Word) resolution {
 	var res resolution
-	words := cmd.args
 	for i := 0; i < len(words); {
 		name, ok := in.probe(words[i])
 		if !ok {
@@ -57,26 +58,26 @@ func (in *interp) resolve(cmd *simpleCommand) resolution {
 			next = in.stripEnv(words, i+1, &res)
 		case "exec":
 			res.exec = true
-			next = skipOptions(words, i+1, "a", func(o string) {
+			next = in.skipOptions(words, i+1, "a", func(o string) {
 				if strings.Contains(o, "c") {
 					res.envReset, res.env = true, nil
 				}
 			})
 		case "command":
-			if i+1 < len(words) && (words[i+1].raw == "-v" || words[i+1].raw == "-V") {
+			if i+1 < len(words) && (in.raw(words[i+1]) == "-v" || in.raw(words[i+1]) == "-V") {
 				res.name, res.args = "command", words[i+1:]
 				return res
 			}
-			next = skipOptions(words, i+1, "", nil)
+			next = in.skipOptions(words, i+1, "", nil)
 		case "nohup", "time":
-			next = skipOptions(words, i+1, "", nil)
+			next = in.skipOptions(words, i+1, "", nil)
 		case "nice":
-			next = skipOptions(words, i+1, "n", nil)
+			next = in.skipOptions(words, i+1, "n", nil)
 		case "bash", "sh":
 			return in.stripShell(name, words, i+1, res)
 		case "su", "runuser":
 			res.name, res.args = name, words[i+1:]
-			res.shellString = hasWord(words[i+1:], "-c")
+			res.shellString = in.hasWord(words[i+1:], "-c")
 			return res
 		default:
 			return in.finishResolution(name, words[i+1:], res)
@@ -88,7 +89,7 @@ func (in *interp) resolve(cmd *simpleCommand) resolution {
 
 // finishResolution sets the command and recognises bootstrap.sh, run
 // directly or with source/.
-func (in *interp) finishResolution(name string, args []word, res resolution) resolution {
+func (in *interp) finishResolution(name string, args []*syntax.Word, res resolution) resolution {
 	res.name, res.args = name, args
 	if isBootstrapPath(name) {
 		res.isCall = true
@@ -103,9 +104,9 @@ func (in *interp) finishResolution(name string, args []word, res resolution) res
 }
 
 // stripShell handles bash/sh [options] [FILE ARGS…].
-func (in *interp) stripShell(name string, words []word, i int, res resolution) resolution {
+func (in *interp) stripShell(name string, words []*syntax.Word, i int, res resolution) resolution {
 	for ; i < len(words); i++ {
-		s := words[i].raw
+		s := in.raw(words[i])
 		if s == "--" {
 			i++
 			break
@@ -138,9 +139,9 @@ func (in *interp) stripShell(name string, words []word, i int, res resolution) r
 
 // stripSudo passes sudo's options and VAR=value words. Without -E sudo
 // starts the command with a fresh environment.
-func (in *interp) stripSudo(words []word, i int, res *resolution) int {
+func (in *interp) stripSudo(words []*syntax.Word, i int, res *resolution) int {
 	keep := false
-	i = skipOptions(words, i, "ugCprtUDT", func(o string) {
+	i = in.skipOptions(words, i, "ugCprtUDT", func(o string) {
 		if strings.HasPrefix(o, "--preserve-env") || (!strings.HasPrefix(o, "--") && strings.Contains(o, "E")) {
 			keep = true
 		}
@@ -152,17 +153,17 @@ func (in *interp) stripSudo(words []word, i int, res *resolution) int {
 }
 
 // stripEnv passes env's options and VAR=value words.
-func (in *interp) stripEnv(words []word, i int, res *resolution) int {
+func (in *interp) stripEnv(words []*syntax.Word, i int, res *resolution) int {
 	for ; i < len(words); i++ {
-		s := words[i].raw
+		s := in.raw(words[i])
 		switch {
 		case s == "-i" || s == "-" || s == "--ignore-environment":
 			res.envReset, res.env = true, nil
 		case s == "-u" && i+1 < len(words):
 			i++
-			res.env = append(res.env, envAssign{name: words[i].raw, unset: true, pos: words[i].pos})
+			res.env = append(res.env, envAssign{name: in.raw(words[i]), unset: true, pos: posOf(words[i].Pos())})
 		case strings.HasPrefix(s, "--unset="):
-			res.env = append(res.env, envAssign{name: strings.TrimPrefix(s, "--unset="), unset: true, pos: words[i].pos})
+			res.env = append(res.env, envAssign{name: strings.TrimPrefix(s, "--unset="), unset: true, pos: posOf(words[i].Pos())})
 		case s == "--":
 			return in.takeEnvAssignments(words, i+1, res)
 		case strings.HasPrefix(s, "-") && len(s) > 1:
@@ -173,22 +174,22 @@ func (in *interp) stripEnv(words []word, i int, res *resolution) int {
 	return i
 }
 
-func (in *interp) takeEnvAssignments(words []word, i int, res *resolution) int {
+func (in *interp) takeEnvAssignments(words []*syntax.Word, i int, res *resolution) int {
 	for ; i < len(words); i++ {
-		name, _, value, ok := words[i].assignmentSplit()
+		a, ok := assignmentSplit(words[i])
 		if !ok {
 			break
 		}
-		res.env = append(res.env, envAssign{name: name, value: value, pos: words[i].pos})
+		res.env = append(res.env, envAssign{name: a.name, value: a.value, pos: a.pos})
 	}
 	return i
 }
 
 // skipOptions passes option words ("-x", "--long"); letters in withArg
 // take the next word as their argument. "--" ends the options.
-func skipOptions(words []word, i int, withArg string, seen func(string)) int {
+func (in *interp) skipOptions(words []*syntax.Word, i int, withArg string, seen func(string)) int {
 	for i < len(words) {
-		s := words[i].raw
+		s := in.raw(words[i])
 		if s == "--" {
 			return i + 1
 		}
@@ -206,9 +207,9 @@ func skipOptions(words []word, i int, withArg string, seen func(string)) int {
 	return i
 }
 
-func hasWord(words []word, s string) bool {
+func (in *interp) hasWord(words []*syntax.Word, s string) bool {
 	for _, w := range words {
-		if w.raw == s {
+		if in.raw(w) == s {
 			return true
 		}
 	}

@@ -39,7 +39,7 @@ func TestScriptArgs(t *testing.T) {
 		{name: "plain default keeps empty", script: "NAME=\n/etc/eks/bootstrap.sh c \"${NAME-fallback}\"", want: []string{"c", ""}},
 		{name: "assign default", script: "/etc/eks/bootstrap.sh \"${N:=x}\" \"$N\"", want: []string{"x", "x"}},
 		{name: "nested default", script: `/etc/eks/bootstrap.sh "${A:-${B:-deep}}"`, want: []string{"deep"}},
-		{name: "default with quotes and spaces", script: `/etc/eks/bootstrap.sh "${A:-'x y'}" ${B:-"p q"}`, want: []string{"'x y'", "p", "q"}},
+		{name: "default with quotes and spaces", script: `/etc/eks/bootstrap.sh "${A:-'x y'}" ${B:-"p q"} ${C:-r s} ${D:-t\ u}`, want: []string{"'x y'", "p q", "r", "s", "t u"}},
 		{name: "unquoted variable splits", script: "ARGS='c  --use-max-pods\tfalse'\n/etc/eks/bootstrap.sh $ARGS", want: []string{"c", "--use-max-pods", "false"}},
 		{name: "quoted variable does not split", script: "L='--v=2 --max-pods=3'\n/etc/eks/bootstrap.sh c --kubelet-extra-args \"$L\"", want: []string{"c", "--kubelet-extra-args", "--v=2 --max-pods=3"}},
 		{name: "empty unquoted variable vanishes", script: "E=\n/etc/eks/bootstrap.sh c $E --use-max-pods false", want: []string{"c", "--use-max-pods", "false"}},
@@ -190,9 +190,9 @@ func TestScriptProblems(t *testing.T) {
 		{name: "unsupported operator", script: "N=abc\n/etc/eks/bootstrap.sh ${N%c}", severity: diag.SeverityError, want: "parameter operator in ${N…}", line: 2},
 		{name: "exported unknown variable", script: "export KUBELET_EXTRA_ARGS=\"$(cat /x)\"\n/etc/eks/bootstrap.sh c", severity: diag.SeverityError, want: "--kubelet-extra-args is not given, so bootstrap.sh would read the exported variable KUBELET_EXTRA_ARGS", line: 1},
 		{name: "pause image variable", script: "export PAUSE_CONTAINER_IMAGE=x\n/etc/eks/bootstrap.sh c", severity: diag.SeverityWarning, want: "PAUSE_CONTAINER_IMAGE is ignored", line: 1},
-		{name: "syntax error", script: "/etc/eks/bootstrap.sh c\nfi", severity: diag.SeverityError, want: "syntax error near unexpected word `fi'", line: 2},
-		{name: "unterminated double quote", script: "/etc/eks/bootstrap.sh \"c", severity: diag.SeverityError, want: "unterminated double quote", line: 1},
-		{name: "unterminated command substitution", script: "/etc/eks/bootstrap.sh $(echo", severity: diag.SeverityError, want: "unterminated command substitution", line: 1},
+		{name: "syntax error", script: "/etc/eks/bootstrap.sh c\nfi", severity: diag.SeverityError, want: "is not valid shell, so the call cannot be read: `fi` can only be used to end an `if`", line: 2},
+		{name: "unterminated double quote", script: "/etc/eks/bootstrap.sh \"c", severity: diag.SeverityError, want: "reached EOF without closing quote `\"`", line: 1},
+		{name: "unterminated command substitution", script: "/etc/eks/bootstrap.sh $(echo", severity: diag.SeverityError, want: "reached EOF without matching `$(` with `)`", line: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

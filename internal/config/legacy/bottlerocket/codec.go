@@ -161,7 +161,7 @@ func (c floatCodec) decode(d *decoder, p keyPath, v any) (any, bool) {
 	case int64:
 		f = float64(x)
 	default:
-		d.errorf(p, "expected a number, got %s", describe(v))
+		d.errorf(p, "expected a number, got %s", d.describe(p, v))
 		return nil, false
 	}
 	if !(f > c.lo && f <= c.hi) || math.IsNaN(f) {

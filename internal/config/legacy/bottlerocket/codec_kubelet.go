@@ -25,12 +25,12 @@ func (percentCodec) decode(d *decoder, p keyPath, v any) (any, bool) {
 	case string:
 		n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
 		if err != nil {
-			d.errorf(p, "expected a whole percentage such as 85, got %s", describe(v))
+			d.errorf(p, "expected a whole percentage such as 85, got %s", d.describe(p, v))
 			return nil, false
 		}
 		return n, d.inRange(p, n, 0, 100)
 	default:
-		d.errorf(p, "expected a whole percentage such as 85, got %s", describe(v))
+		d.errorf(p, "expected a whole percentage such as 85, got %s", d.describe(p, v))
 		return nil, false
 	}
 }

@@ -30,7 +30,7 @@ func (dnsIPsCodec) decode(d *decoder, p keyPath, v any) (any, bool) {
 		}
 		ips = list
 	default:
-		d.errorf(p, "expected an IP address or an array of them, got %s", describe(x))
+		d.errorf(p, "expected an IP address or an array of them, got %s", d.describe(p, x))
 		return nil, false
 	}
 	for i, ip := range ips {

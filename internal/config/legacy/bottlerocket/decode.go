@@ -35,7 +35,7 @@ func Decode(doc userdata.Document) (res Result, problems diag.List) {
 	defer func() {
 		if r := recover(); r != nil {
 			d.problems.Errorf(doc.Source, "", diag.Position{Line: d.base}, "internal error while decoding Bottlerocket settings (please report this): %v", r)
-			res, problems = d.result(), d.problems
+			res, problems = d.result(), diag.Limit(d.problems, d.src)
 		}
 	}()
 	if tree, ok := d.parse(); ok {
@@ -43,7 +43,7 @@ func Decode(doc userdata.Document) (res Result, problems diag.List) {
 		d.validate()
 	}
 	sortByPosition(d.problems)
-	return d.result(), d.problems
+	return d.result(), diag.Limit(d.problems, d.src)
 }
 
 // decoder holds the state of one Decode call.

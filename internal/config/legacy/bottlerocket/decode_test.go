@@ -3,6 +3,7 @@ package bottlerocket
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -412,5 +413,37 @@ func TestDecodeReservedCPUsClash(t *testing.T) {
 	errs := problems.Filter(diag.SeverityError)
 	if len(errs) != 1 || errs[0].Position.Line != 4 || !strings.Contains(errs[0].Message, "kubeReservedCgroup, which settings.kubernetes.reserved-cpus already sets") {
 		t.Fatalf("problems %v", problems)
+	}
+}
+
+// TestDecodeProblemCount checks that thousands of problems are cut to
+// diag.MaxProblems and a summary.
+func TestDecodeProblemCount(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[settings.kubernetes]\ncluster-name = \"c\"\n[settings.kubernetes.node-labels]\n")
+	for i := range 3000 {
+		fmt.Fprintf(&b, "team%d = \"a b\"\n", i)
+	}
+	_, problems := decodeString(t, b.String(), 1)
+	if len(problems) != diag.MaxProblems+1 || !strings.Contains(problems[diag.MaxProblems].Message, "2900 more problems") {
+		t.Fatalf("%d problems, last %v", len(problems), problems[len(problems)-1])
+	}
+}
+
+// TestDecodeKubeletRefusals checks that labels and taints the kubelet (or
+// the API server) would refuse are errors here too, as for every format.
+func TestDecodeKubeletRefusals(t *testing.T) {
+	for _, tc := range []struct{ name, settings, want string }{
+		{name: "restricted label", settings: "[settings.kubernetes.node-labels]\n\"node-role.kubernetes.io/worker\" = \"\"\n",
+			want: "node label node-role.kubernetes.io/worker is in the kubernetes.io/k8s.io namespace"},
+		{name: "duplicate taint", settings: "[settings.kubernetes.node-taints]\ndedicated = [\"a:NoSchedule\", \"b:NoSchedule\"]\n",
+			want: "repeats the key dedicated with effect NoSchedule"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, problems := decodeString(t, "[settings.kubernetes]\ncluster-name = \"c\"\n"+tc.settings, 1)
+			if len(problems) != 1 || !strings.Contains(problems[0].Message, tc.want) || problems[0].Position.Line != 3 {
+				t.Fatalf("want one error on line 3 containing %q, got:\n%v", tc.want, problems)
+			}
+		})
 	}
 }

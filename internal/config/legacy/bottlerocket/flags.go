@@ -122,7 +122,7 @@ func (d *decoder) taintValues(p keyPath, v any) []string {
 		}
 		values = list
 	default:
-		d.errorf(p, `expected "value:Effect" or an array of them, got %s`, describe(v))
+		d.errorf(p, `expected "value:Effect" or an array of them, got %s`, d.describe(p, v))
 		return nil
 	}
 	good := values[:0:0]

@@ -39,7 +39,7 @@ func clip(s string) string {
 func (d *decoder) table(p keyPath, v any) (map[string]any, bool) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		d.errorf(p, "expected a table, got %s", describe(v))
+		d.errorf(p, "expected a table, got %s", d.describe(p, v))
 	}
 	return m, ok
 }
@@ -48,7 +48,7 @@ func (d *decoder) table(p keyPath, v any) (map[string]any, bool) {
 func (d *decoder) str(p keyPath, v any) (string, bool) {
 	s, ok := v.(string)
 	if !ok {
-		d.errorf(p, "expected a string, got %s%s", describe(v), quoteHint(v))
+		d.errorf(p, "expected a string, got %s%s", d.describe(p, v), quoteHint(v))
 	}
 	return s, ok
 }
@@ -70,7 +70,7 @@ func (d *decoder) boolean(p keyPath, v any) (bool, bool) {
 		if s, isString := v.(string); isString && (s == "true" || s == "false") {
 			hint = "; remove the quotes"
 		}
-		d.errorf(p, "expected true or false, got %s%s", describe(v), hint)
+		d.errorf(p, "expected true or false, got %s%s", d.describe(p, v), hint)
 	}
 	return b, ok
 }
@@ -85,7 +85,7 @@ func (d *decoder) integer(p keyPath, v any, lo, hi int64) (int64, bool) {
 				hint = "; remove the quotes"
 			}
 		}
-		d.errorf(p, "expected an integer, got %s%s", describe(v), hint)
+		d.errorf(p, "expected an integer, got %s%s", d.describe(p, v), hint)
 		return 0, false
 	}
 	return n, d.inRange(p, n, lo, hi)
@@ -109,7 +109,7 @@ func (d *decoder) inRange(p keyPath, n, lo, hi int64) bool {
 func (d *decoder) stringList(p keyPath, v any) ([]string, bool) {
 	items, ok := v.([]any)
 	if !ok {
-		d.errorf(p, "expected an array of strings such as [\"a\", \"b\"], got %s", describe(v))
+		d.errorf(p, "expected an array of strings such as [\"a\", \"b\"], got %s", d.describe(p, v))
 		return nil, false
 	}
 	out := make([]string, 0, len(items))
@@ -117,7 +117,7 @@ func (d *decoder) stringList(p keyPath, v any) ([]string, bool) {
 	for i, item := range items {
 		s, ok := item.(string)
 		if !ok {
-			d.itemErrorf(p, i, "expected a string, got %s", describe(item))
+			d.itemErrorf(p, i, "expected a string, got %s", d.describe(p, item))
 			good = false
 			continue
 		}
@@ -130,4 +130,23 @@ func (d *decoder) stringList(p keyPath, v any) ([]string, bool) {
 // the item's line when known.
 func (d *decoder) itemErrorf(p keyPath, i int, format string, args ...any) {
 	d.problems.Errorf(d.src, fmt.Sprintf("%s[%d]", p, i), d.at(p.child(strconv.Itoa(i))), format, args...)
+}
+
+// describe is describe(v), without the value when the setting at p may
+// hold a secret (hidesValue).
+func (d *decoder) describe(p keyPath, v any) string {
+	if !hidesValue(p) {
+		return describe(v)
+	}
+	switch v.(type) {
+	case string:
+		return "a string"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case bool:
+		return "a boolean"
+	}
+	return describe(v) // arrays and tables are named without their content
 }

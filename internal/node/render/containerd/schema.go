@@ -7,6 +7,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/nodeboot/nodeboot/internal/config/merge"
+	"github.com/nodeboot/nodeboot/internal/config/validate"
 )
 
 // Schema is a containerd daemon configuration version.
@@ -27,10 +28,6 @@ const (
 	pluginRuntimeV3 = "io.containerd.cri.v1.runtime"
 )
 
-// userSchema is what a user fragment says about its schema; 0 means the
-// fragment mentions nothing schema-specific and fits either template.
-type userSchema int
-
 // chooseSchema picks the template schema from containerd's major version
 // and the user's fragment:
 //
@@ -47,66 +44,31 @@ func chooseSchema(containerdMajor int, userConfig string) (Schema, error) {
 		return 0, err
 	}
 	if containerdMajor < 2 {
-		if fragment == userSchema(SchemaV3) {
+		if fragment == SchemaV3 {
 			return 0, fmt.Errorf("%w: containerd.config uses configuration version 3 (version = 3 or the %s / %s plugins), "+
 				"which containerd %d.x cannot read; write it for version 2 (plugin %s)",
 				ErrConfigSchema, pluginImagesV3, pluginRuntimeV3, containerdMajor, pluginCRIv2)
 		}
 		return SchemaV2, nil
 	}
-	if fragment == userSchema(SchemaV2) {
+	if fragment == SchemaV2 {
 		return SchemaV2, nil
 	}
 	return SchemaV3, nil
 }
 
-// classifyUserConfig reads the declared version and the plugin IDs of the
-// user's fragment. An explicit version wins over the plugin IDs, except
-// that version = 2 with io.containerd.cri.v1.* plugins is an error, as is
-// any version other than 2 or 3.
-func classifyUserConfig(userConfig string) (userSchema, error) {
-	if userConfig == "" {
-		return 0, nil
-	}
-	var document map[string]any
-	if err := toml.Unmarshal([]byte(userConfig), &document); err != nil {
-		return 0, fmt.Errorf("containerd.config: %w", describeTOMLError(err))
-	}
-	plugins, _ := document["plugins"].(map[string]any)
-	byPlugins := schemaFromPlugins(plugins)
-	version, hasVersion := document["version"]
-	if !hasVersion {
-		return byPlugins, nil
-	}
-	declared, ok := version.(int64)
-	if !ok || (declared != int64(SchemaV2) && declared != int64(SchemaV3)) {
-		return 0, fmt.Errorf("%w: containerd.config declares version = %v; nodeboot writes version 2 or 3",
-			ErrConfigSchema, version)
-	}
-	// Version 3 still has a few settings under io.containerd.grpc.v1.cri, so
-	// only a version 2 declaration can contradict the plugins.
-	if declared == int64(SchemaV2) && byPlugins == userSchema(SchemaV3) {
-		return 0, fmt.Errorf("%w: containerd.config declares version = 2 but configures the version 3 plugins %s / %s",
-			ErrConfigSchema, pluginImagesV3, pluginRuntimeV3)
-	}
-	return userSchema(declared), nil
-}
-
-// schemaFromPlugins: any io.containerd.cri.v1.* plugin means v3 (v3 keeps a
-// few settings under io.containerd.grpc.v1.cri too); the CRI plugin alone
-// means v2.
-func schemaFromPlugins(plugins map[string]any) userSchema {
-	_, images := plugins[pluginImagesV3]
-	_, runtime := plugins[pluginRuntimeV3]
-	_, cri := plugins[pluginCRIv2]
+// classifyUserConfig reads the schema the user's fragment is written for
+// (validate.ContainerdConfigVersion; 0 when it fits either), with the
+// errors wrapped in ErrConfigSchema or merge.ErrInvalidTOML.
+func classifyUserConfig(userConfig string) (Schema, error) {
+	version, problem, tomlErr := validate.ContainerdConfigVersion(userConfig)
 	switch {
-	case images || runtime:
-		return userSchema(SchemaV3)
-	case cri:
-		return userSchema(SchemaV2)
-	default:
-		return 0
+	case tomlErr != nil:
+		return 0, fmt.Errorf("containerd.config: %w", describeTOMLError(tomlErr))
+	case problem != "":
+		return 0, fmt.Errorf("%w: containerd.config %s", ErrConfigSchema, problem)
 	}
+	return Schema(version), nil
 }
 
 // describeTOMLError gives a go-toml error its position and merge's sentinel.

@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -39,19 +40,23 @@ func KubeletArgs(cfg hub.NodeConfig, in Inputs) ([]string, error) {
 func (p plan) kubeletArgs() ([]string, error) {
 	generated := p.generatedFlags()
 	args := make([]string, 0, len(generated)+len(p.cfg.Spec.Kubelet.Flags))
+	var errs []error
 	for _, f := range generated {
 		arg := "--" + f.name + "=" + f.value
 		if err := checkFlag(arg); err != nil {
-			return nil, fmt.Errorf("generated flag --%s: %w", f.name, err)
+			errs = append(errs, fmt.Errorf("generated flag --%s: %w", f.name, err))
 		}
 		args = append(args, arg)
 	}
 	for i, arg := range p.cfg.Spec.Kubelet.Flags {
 		arg = UnquoteFlag(arg)
 		if err := checkFlag(arg); err != nil {
-			return nil, fmt.Errorf("spec.kubelet.flags[%d]: %w", i, err)
+			errs = append(errs, fmt.Errorf("spec.kubelet.flags[%d]: %w", i, err))
 		}
 		args = append(args, arg)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return args, nil
 }

@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/nodeboot/nodeboot/internal/config/hub"
@@ -18,28 +19,35 @@ type plan struct {
 	userConfig bool
 }
 
+// newPlan derives the plan; its error joins every problem found (the
+// checks that do not depend on one another all run).
 func newPlan(cfg hub.NodeConfig, in Inputs) (plan, error) {
 	p := plan{cfg: cfg, in: in, userConfig: len(cfg.Spec.Kubelet.Config) > 0}
+	var errs []error
 	if err := in.validate(); err != nil {
-		return plan{}, err
+		errs = append(errs, err)
 	}
 	minor, err := kubeletMinor(cfg.Status.KubeletVersion)
 	if err != nil {
-		return plan{}, err
-	}
-	p.behaviour = behaviourFor(minor)
-	if p.userConfig && !p.behaviour.dropInDir {
-		return plan{}, fmt.Errorf("%w: kubelet %s is older than v1.28; upgrade it or drop kubelet.config",
-			ErrDropInUnsupported, cfg.Status.KubeletVersion)
+		errs = append(errs, err)
+	} else {
+		p.behaviour = behaviourFor(minor)
+		if p.userConfig && !p.behaviour.dropInDir {
+			errs = append(errs, fmt.Errorf("%w: kubelet %s is older than v1.28; upgrade it or drop kubelet.config",
+				ErrDropInUnsupported, cfg.Status.KubeletVersion))
+		}
 	}
 	if p.nodeName, err = nodeName(cfg); err != nil {
-		return plan{}, err
+		errs = append(errs, err)
 	}
 	if p.nodeIP, err = nodeIP(cfg.Status.Instance); err != nil {
-		return plan{}, err
+		errs = append(errs, err)
 	}
 	if p.identity, err = resolveIdentity(cfg.Spec); err != nil {
-		return plan{}, err
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return plan{}, errors.Join(errs...)
 	}
 	return p, nil
 }

@@ -1,4 +1,4 @@
 #!/bin/bash
-# want: error line 5: is not valid shell, so the call cannot be read: syntax error: expected `fi', found end of script
+# want: error line 3: is not valid shell, so the call cannot be read: `if` statement must end with `fi`
 if true; then
   /etc/eks/bootstrap.sh my-cluster
