@@ -2,6 +2,7 @@ package convert
 
 import (
 	"encoding/base64"
+	"net/netip"
 	"reflect"
 
 	nbv1alpha1 "github.com/nodeboot/nodeboot/api/nodeboot/v1alpha1"
@@ -23,6 +24,7 @@ func NodeConfig(spec hub.Spec) ([]byte, []string, error) {
 	root := newMapping()
 	root.str("apiVersion", apiVersion)
 	root.str("kind", eksv1alpha1.Kind)
+	spec.Cluster.CIDR = networkAddress(spec.Cluster.CIDR, &n)
 	specNode, err := nodeConfigSpec(spec)
 	if err != nil {
 		return nil, n, err
@@ -66,6 +68,20 @@ func nodeConfigAPIVersion(spec hub.Spec, n *notes) string {
 		return nbv1alpha1.APIVersion
 	}
 	return eksv1alpha1.APIVersion
+}
+
+// networkAddress returns a service CIDR with its host bits cleared, noting
+// the change. bootstrap.sh accepts 10.100.5.7/16, but NodeConfig validation
+// (nodeboot's and nodeadm's) wants the network address. nodeboot derives
+// the cluster DNS address from the masked prefix in both cases, so the
+// node comes out the same.
+func networkAddress(cidr string, n *notes) string {
+	p, err := netip.ParsePrefix(cidr)
+	if err != nil || p.Masked() == p {
+		return cidr
+	}
+	n.add("spec.cluster.cidr", "%s has host bits set; written as its network address %s (nodeboot derives the cluster DNS address from that either way)", cidr, p.Masked())
+	return p.Masked().String()
 }
 
 // nodeConfigSpec builds the spec mapping in the API's field order.
