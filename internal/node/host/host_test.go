@@ -3,8 +3,11 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -99,5 +102,51 @@ func TestHardwareProbes(t *testing.T) {
 	}
 	if (Probe{Root: t.TempDir()}).NvidiaGPU() {
 		t.Fatal("nvidia detected on an empty tree")
+	}
+}
+
+// TestHardwareFallsBackToThisMachine: a --root tree without /sys and /proc
+// (a scratch directory) gets this machine's CPU count and memory size, with
+// a warning naming each missing file.
+func TestHardwareFallsBackToThisMachine(t *testing.T) {
+	host := t.TempDir()
+	write(t, host, cpuOnlineFile, "0-3\n")
+	write(t, host, meminfoFile, "MemTotal:        4096000 kB\n")
+	root := t.TempDir()
+	var warned []string
+	p := Probe{Root: root, hostRoot: host, Warn: func(msg string, args ...any) {
+		warned = append(warned, fmt.Sprint(append([]any{msg}, args...)...))
+	}}
+	if n, err := p.CPUs(); err != nil || n != 4 {
+		t.Fatalf("CPUs = %d, %v", n, err)
+	}
+	if m, err := p.MemoryMiB(); err != nil || m != 4000 {
+		t.Fatalf("MemoryMiB = %d, %v", m, err)
+	}
+	if len(warned) != 2 || !strings.Contains(warned[0], filepath.Join(root, cpuOnlineFile)) ||
+		!strings.Contains(warned[1], filepath.Join(root, meminfoFile)) {
+		t.Fatalf("warnings = %q, want one naming each missing file", warned)
+	}
+}
+
+// TestHardwareMissingEverywhere: when this machine cannot answer either,
+// the error says what to create under --root.
+func TestHardwareMissingEverywhere(t *testing.T) {
+	root := t.TempDir()
+	_, err := Probe{Root: root, hostRoot: t.TempDir()}.CPUs()
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "create "+cpuOnlineFile+" under --root "+root) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestHardwareUnderRootWins: facts present under --root are used as they
+// are, without a warning.
+func TestHardwareUnderRootWins(t *testing.T) {
+	root, host := t.TempDir(), t.TempDir()
+	write(t, root, cpuOnlineFile, "0\n")
+	write(t, host, cpuOnlineFile, "0-7\n")
+	p := Probe{Root: root, hostRoot: host, Warn: func(string, ...any) { t.Error("unexpected warning") }}
+	if n, err := p.CPUs(); err != nil || n != 1 {
+		t.Fatalf("CPUs = %d, %v", n, err)
 	}
 }
