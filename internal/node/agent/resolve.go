@@ -72,7 +72,7 @@ func (a *Agent) Resolve(ctx context.Context, sources []string, cachePath string,
 	if f == nil {
 		f = a.startFacts(ctx)
 	}
-	cfg, err := a.Enrich(ctx, spec, f)
+	cfg, err := a.Enrich(ctx, spec, f, in.DescribeWins())
 	if err != nil {
 		return Resolution{}, fmt.Errorf("discover instance details: %w", err)
 	}
