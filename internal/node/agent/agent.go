@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/nodeboot/nodeboot/internal/node/host"
+	"github.com/nodeboot/nodeboot/internal/node/localdisk"
 	"github.com/nodeboot/nodeboot/internal/node/service"
 )
 
@@ -31,4 +32,7 @@ type Agent struct {
 	// Setenv exports spec.instance.environment.default into the agent's own
 	// environment before AWS calls, so proxies apply (nodeadm parity).
 	Setenv func(key, value string) error
+	// DiskSystem sets up instance-store disks; nil means the real machine
+	// under Root (localdisk.Machine).
+	DiskSystem localdisk.System
 }

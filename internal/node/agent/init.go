@@ -11,6 +11,7 @@ import (
 	"github.com/nodeboot/nodeboot/internal/node/apply"
 	"github.com/nodeboot/nodeboot/internal/node/host"
 	"github.com/nodeboot/nodeboot/internal/node/render/system"
+	"github.com/nodeboot/nodeboot/internal/node/service"
 )
 
 // InitOptions are the `nodeboot init` settings.
@@ -133,17 +134,28 @@ func (a *Agent) systemActions(ctx context.Context, act system.Actions, written a
 	return nil
 }
 
-// run restarts the daemons in order.
+// run sets up the instance-store disks, then restarts the daemons in
+// order. Without a service manager it can still set up disks when no
+// daemon is in scope (init --daemon "").
 func (a *Agent) run(ctx context.Context, plan Plan, scope Scope) error {
-	if a.Services == nil {
+	var mgr service.Manager
+	switch {
+	case a.Services != nil:
+		var err error
+		if mgr, err = a.Services(ctx); err != nil {
+			return fmt.Errorf("run phase: %w", err)
+		}
+	case scope.Containerd || scope.Kubelet:
 		return ErrNoServiceManager
 	}
-	mgr, err := a.Services(ctx)
+	restart, err := a.setupLocalDisks(ctx, plan, scope, mgr)
 	if err != nil {
-		return fmt.Errorf("run phase: %w", err)
+		return err
 	}
-	if ls := plan.LocalStorage; ls != "" {
-		a.Log.Warn("instance.localStorage is validated but not set up by this version; disks are left as they are", "strategy", ls)
+	for _, unit := range restart {
+		if err := mgr.Restart(ctx, unit); err != nil {
+			return err
+		}
 	}
 	for _, d := range []struct {
 		on   bool
