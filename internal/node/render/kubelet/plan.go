@@ -1,25 +1,27 @@
 package kubelet
 
 import (
-	"fmt"
-
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 )
 
 // plan is what Render derives from the config before it produces bytes;
 // computing it validates everything the kubelet flags depend on.
 type plan struct {
-	cfg        hub.NodeConfig
-	in         Inputs
-	behaviour  behaviour
-	nodeName   string
-	nodeIP     string
-	identity   identity
-	userConfig bool
+	cfg       hub.NodeConfig
+	in        Inputs
+	behaviour behaviour
+	nodeName  string
+	nodeIP    string
+	identity  identity
+	// user is spec.kubelet.config split between base file and drop-in.
+	user userConfig
 }
 
+// writesDropIn reports whether a drop-in (and --config-dir) is rendered.
+func (p plan) writesDropIn() bool { return p.user.dropIn != nil }
+
 func newPlan(cfg hub.NodeConfig, in Inputs) (plan, error) {
-	p := plan{cfg: cfg, in: in, userConfig: len(cfg.Spec.Kubelet.Config) > 0}
+	p := plan{cfg: cfg, in: in}
 	if err := in.validate(); err != nil {
 		return plan{}, err
 	}
@@ -28,9 +30,8 @@ func newPlan(cfg hub.NodeConfig, in Inputs) (plan, error) {
 		return plan{}, err
 	}
 	p.behaviour = behaviourFor(minor)
-	if p.userConfig && !p.behaviour.dropInDir {
-		return plan{}, fmt.Errorf("%w: kubelet %s is older than v1.28; upgrade it or drop kubelet.config",
-			ErrDropInUnsupported, cfg.Status.KubeletVersion)
+	if p.user, err = planUserConfig(cfg.Spec.Kubelet.Config, p.behaviour); err != nil {
+		return plan{}, err
 	}
 	if p.nodeName, err = nodeName(cfg); err != nil {
 		return plan{}, err
