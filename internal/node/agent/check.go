@@ -52,6 +52,7 @@ func (a *Agent) Check(ctx context.Context, sources []string) (CheckReport, error
 		}
 	default:
 		rep.Problems = append(rep.Problems, newFields(rep.Problems, problems)...)
+		rep.Problems = append(rep.Problems, in.unappliedWarnings(spec)...)
 		if !decodeErrors {
 			rep.Discover = validate.DiscoveryNeeded(spec)
 		}

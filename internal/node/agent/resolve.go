@@ -62,6 +62,7 @@ func (a *Agent) Resolve(ctx context.Context, sources []string, cachePath string,
 	if problems.HasErrors() {
 		return Resolution{Input: in}, problems.Err()
 	}
+	a.logWarnings(in.unappliedWarnings(spec))
 	if cached != nil && reflect.DeepEqual(cached.UserSpec, spec) {
 		a.Log.Debug("config unchanged since the cache was written", "path", cachePath)
 		return Resolution{UserSpec: spec, Config: cached.Config, Input: in, FromCache: true}, nil
