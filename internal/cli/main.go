@@ -90,6 +90,8 @@ func dispatch(ctx context.Context, inv Invocation, env Env, log *slog.Logger) er
 		return runBootstrapSh(ctx, inv, env, log)
 	case CmdRollout:
 		return execRollout(inv.Args, env)
+	case CmdBootHook, CmdUdevNetManager:
+		return runInternal(ctx, inv, log)
 	case CmdInit:
 		a := newAgent(inv, env, log)
 		return a.Init(ctx, agent.InitOptions{

@@ -60,6 +60,8 @@ type Invocation struct {
 	To, From string
 	// Strict makes convert fail when a setting cannot be expressed.
 	Strict bool
+	// Action and Interface are udev-net-manager's udev event.
+	Action, Interface string
 }
 
 // Skips reports whether phase was skipped.
@@ -87,6 +89,8 @@ func Parse(args []string) (Invocation, error) {
 	case "rollout":
 		// Everything after "rollout" belongs to nodeboot-rollout.
 		return Invocation{Command: CmdRollout, Args: args[1:]}, nil
+	case "internal":
+		return parseInternal(args[1:])
 	case "version", "--version":
 		if len(args) > 1 {
 			return Invocation{}, fmt.Errorf("%w: version takes no arguments, got %q", ErrUsage, args[1:])
@@ -264,4 +268,5 @@ file:///path (a file: MIME or YAML/JSON, base64 and gzip detected; a
 directory: *.yaml, *.yml, *.json drop-ins in lexical order).
 
 Exit codes: 0 ok, 1 error, 2 usage.
-`
+
+` + internalUsage

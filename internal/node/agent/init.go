@@ -134,8 +134,8 @@ func (a *Agent) systemActions(ctx context.Context, act system.Actions, written a
 	return nil
 }
 
-// run sets up the instance-store disks, then restarts the daemons in
-// order. Without a service manager it can still set up disks when no
+// run marks the run phase as started, sets up the instance-store disks,
+// then restarts the daemons in order. Without a service manager it can still set up disks when no
 // daemon is in scope (init --daemon "").
 func (a *Agent) run(ctx context.Context, plan Plan, scope Scope) error {
 	var mgr service.Manager
@@ -147,6 +147,9 @@ func (a *Agent) run(ctx context.Context, plan Plan, scope Scope) error {
 		}
 	case scope.Containerd || scope.Kubelet:
 		return ErrNoServiceManager
+	}
+	if err := a.markRunStarted(); err != nil {
+		return err
 	}
 	restart, err := a.setupLocalDisks(ctx, plan, scope, mgr)
 	if err != nil {

@@ -3,10 +3,13 @@ package agent
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/node/localdisk"
+	"github.com/nodeboot/nodeboot/internal/node/netmanager"
 )
 
 // diskLog is an instance-store machine with one blank disk that records
@@ -98,5 +101,30 @@ func TestRunPhaseWithoutDaemonsNeedsNoServiceManager(t *testing.T) {
 	}
 	if len(rec.r.Calls) != 3 {
 		t.Fatalf("calls = %q, want the three disk steps", rec.r.Calls)
+	}
+}
+
+// TestRunPhaseWritesTheMarker: the run phase leaves the marker that makes
+// udev-net-manager hand later interfaces to the VPC CNI; the config phase
+// does not.
+func TestRunPhaseWritesTheMarker(t *testing.T) {
+	root := t.TempDir()
+	a, _, _ := newTestAgent(t, root, readCase(t, "minimal"), loadCase(t, "testdata/cases/minimal"))
+	marker := filepath.Join(root, netmanager.RunStartedMarker)
+	if err := a.Init(context.Background(), initOpts()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the config phase wrote the marker: %v", err)
+	}
+	rec := &recorder{}
+	a.Services = rec.manager
+	o := initOpts()
+	o.SkipConfig, o.SkipRun = true, false
+	if err := a.Init(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("no marker after the run phase: %v", err)
 	}
 }
