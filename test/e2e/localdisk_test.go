@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nodeboot/nodeboot/internal/testing/aemmtest"
+	"github.com/nodeboot/nodeboot/internal/testing/rootfs"
 )
 
 // localDiskSize is each loop disk's (sparse) size: mkfs.xfs refuses file
@@ -57,9 +58,9 @@ spec:
   featureGates:
     InstanceIdNodeName: true
 `, base64.StdEncoding.EncodeToString(ca))
-	writeUnder(t, root, "/etc/nodeboot-e2e/user-data.yaml", userData)
-	writeUnder(t, root, "/etc/eks/kubelet-version.txt", "v1.34.4\n")
-	writeUnder(t, root, "/etc/eks/containerd-version.txt", "1.7.27\n")
+	rootfs.WriteFile(t, root, "/etc/nodeboot-e2e/user-data.yaml", userData)
+	rootfs.WriteFile(t, root, "/etc/eks/kubelet-version.txt", "v1.34.4\n")
+	rootfs.WriteFile(t, root, "/etc/eks/containerd-version.txt", "1.7.27\n")
 	imdsURL := aemmtest.Start(t, aemmtest.Config{})
 	run := func(t *testing.T) (string, error) {
 		t.Helper()
@@ -279,16 +280,5 @@ func unmountUnderRoot(t *testing.T, root string) {
 		if err := unix.Unmount(targets[i], 0); err != nil {
 			t.Errorf("unmount %s: %v", targets[i], err)
 		}
-	}
-}
-
-func writeUnder(t *testing.T, root, nodePath, data string) {
-	t.Helper()
-	p := filepath.Join(root, nodePath)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/node/netmanager"
 	"github.com/nodeboot/nodeboot/internal/testing/aemmtest"
+	"github.com/nodeboot/nodeboot/internal/testing/rootfs"
 )
 
 // Interfaces the network-helper test creates (veth pairs; this kernel has
@@ -131,7 +132,7 @@ func TestNetworkHelpers(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				d := netmanager.Decision{MAC: lateLinkMAC, Manager: tc.manager}
-				writeUnder(t, root, filepath.Join(decisions, lateLink), string(d.Encode()))
+				rootfs.WriteFile(t, root, filepath.Join(decisions, lateLink), string(d.Encode()))
 				fake.set(t, "pending", "pending", "pending")
 				var final atomic.Bool
 				done := make(chan struct{})

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/testing/rootfs"
 )
 
 type fakeRunner struct {
@@ -21,20 +22,9 @@ func (f *fakeRunner) Output(context.Context, string, ...string) ([]byte, error) 
 	return []byte(f.out), nil
 }
 
-func write(t *testing.T, root, path, data string) {
-	t.Helper()
-	p := filepath.Join(root, path)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestKubeletVersionPrefersFile(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, KubeletVersionFile, "v1.35.0-eks-abcdef\n")
+	rootfs.WriteFile(t, root, KubeletVersionFile, "v1.35.0-eks-abcdef\n")
 	r := &fakeRunner{out: "Kubernetes v1.20.0"}
 	v, err := Probe{Root: root, Run: r}.KubeletVersion(context.Background())
 	if err != nil || v != "v1.35.0" {
@@ -55,7 +45,7 @@ func TestKubeletVersionFallsBackToExec(t *testing.T) {
 
 func TestContainerdVersionGarbage(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, ContainerdVersionFile, "unknown\n")
+	rootfs.WriteFile(t, root, ContainerdVersionFile, "unknown\n")
 	_, err := Probe{Root: root}.ContainerdVersion(context.Background())
 	if !errors.Is(err, ErrNoVersion) {
 		t.Fatalf("err = %v", err)
@@ -86,10 +76,10 @@ func TestParseCPUList(t *testing.T) {
 
 func TestHardwareProbes(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, cpuOnlineFile, "0-1\n")
-	write(t, root, meminfoFile, "MemTotal:        8011256 kB\nMemFree: 1 kB\n")
-	write(t, root, pciDevicesDir+"/0000:00:1e.0/vendor", "0x10de\n")
-	write(t, root, NvidiaRuntimePath, "")
+	rootfs.WriteFile(t, root, cpuOnlineFile, "0-1\n")
+	rootfs.WriteFile(t, root, meminfoFile, "MemTotal:        8011256 kB\nMemFree: 1 kB\n")
+	rootfs.WriteFile(t, root, pciDevicesDir+"/0000:00:1e.0/vendor", "0x10de\n")
+	rootfs.WriteFile(t, root, NvidiaRuntimePath, "")
 	p := Probe{Root: root}
 	if n, err := p.CPUs(); err != nil || n != 2 {
 		t.Fatalf("CPUs = %d, %v", n, err)
@@ -110,8 +100,8 @@ func TestHardwareProbes(t *testing.T) {
 // a warning naming each missing file.
 func TestHardwareFallsBackToThisMachine(t *testing.T) {
 	host := t.TempDir()
-	write(t, host, cpuOnlineFile, "0-3\n")
-	write(t, host, meminfoFile, "MemTotal:        4096000 kB\n")
+	rootfs.WriteFile(t, host, cpuOnlineFile, "0-3\n")
+	rootfs.WriteFile(t, host, meminfoFile, "MemTotal:        4096000 kB\n")
 	root := t.TempDir()
 	var warned []string
 	p := Probe{Root: root, hostRoot: host, Warn: func(msg string, args ...any) {
@@ -143,8 +133,8 @@ func TestHardwareMissingEverywhere(t *testing.T) {
 // are, without a warning.
 func TestHardwareUnderRootWins(t *testing.T) {
 	root, host := t.TempDir(), t.TempDir()
-	write(t, root, cpuOnlineFile, "0\n")
-	write(t, host, cpuOnlineFile, "0-7\n")
+	rootfs.WriteFile(t, root, cpuOnlineFile, "0\n")
+	rootfs.WriteFile(t, host, cpuOnlineFile, "0-7\n")
 	p := Probe{Root: root, hostRoot: host, Warn: func(string, ...any) { t.Error("unexpected warning") }}
 	if n, err := p.CPUs(); err != nil || n != 1 {
 		t.Fatalf("CPUs = %d, %v", n, err)

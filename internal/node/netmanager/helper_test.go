@@ -16,6 +16,7 @@ import (
 	"github.com/nodeboot/nodeboot/internal/testing/aemmtest"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 	"github.com/nodeboot/nodeboot/internal/testing/golden"
+	"github.com/nodeboot/nodeboot/internal/testing/rootfs"
 )
 
 const lateMAC = "0e:49:61:0f:c3:99"
@@ -27,22 +28,11 @@ func newHelper(t *testing.T, run Runner) (Helper, string) {
 	awstest.IsolateEnv(t)
 	endpoint := aemmtest.Start(t, aemmtest.Config{})
 	root := t.TempDir()
-	writeFile(t, root, "/sys/class/net/eth0/address", aemmtest.DefaultMAC+"\n")
-	writeFile(t, root, "/sys/class/net/eth1/address", lateMAC+"\n")
-	writeFile(t, root, "/sys/class/net/lo/address", "00:00:00:00:00:00\n")
+	rootfs.WriteFile(t, root, "/sys/class/net/eth0/address", aemmtest.DefaultMAC+"\n")
+	rootfs.WriteFile(t, root, "/sys/class/net/eth1/address", lateMAC+"\n")
+	rootfs.WriteFile(t, root, "/sys/class/net/lo/address", "00:00:00:00:00:00\n")
 	return Helper{Root: root, Metadata: imds.New(imds.Options{Endpoint: endpoint, MaxAttempts: 3, BaseDelay: time.Millisecond}),
 		Run: run, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Poll: time.Millisecond}, root
-}
-
-func writeFile(t *testing.T, root, nodePath, data string) {
-	t.Helper()
-	p := filepath.Join(root, nodePath)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func readFile(t *testing.T, root, nodePath string) (string, bool) {
@@ -92,7 +82,7 @@ func TestUdevNetManager(t *testing.T) {
 		t.Error("the .network file outlived its interface")
 	}
 
-	writeFile(t, root, RunStartedMarker, "")
+	rootfs.WriteFile(t, root, RunStartedMarker, "")
 	if err := h.UdevAdd(ctx, "eth0"); err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +162,7 @@ func TestBootHookWaitsForTheExpectedStates(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			run := &states{lists: tc.sequence}
 			h, root := newHelper(t, run)
-			writeFile(t, root, filepath.Join(DecisionDir, aemmtest.DefaultInstanceID, "eth1"),
+			rootfs.WriteFile(t, root, filepath.Join(DecisionDir, aemmtest.DefaultInstanceID, "eth1"),
 				string(Decision{MAC: lateMAC, Manager: tc.eth1}.Encode()))
 			if err := h.BootHook(context.Background()); err != nil {
 				t.Fatal(err)
