@@ -19,7 +19,7 @@ for MOD in "$REPO/test/tools/kubelet128" "$REPO/test/tools/kubelet131"; do
     continue
   fi
   LD="-s -w -X k8s.io/component-base/version.gitVersion=$KV -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$MINOR -X k8s.io/component-base/version.gitTreeState=clean"
-  echo "building kubelet $KV into $OUT (cold: a few minutes on 2 cores)"
+  echo "building kubelet $KV into $OUT (cold: more than 5 minutes on 2 cores, docs/performance.md)"
   (cd "$MOD" && go build -trimpath -ldflags "$LD" -o "$BIN" k8s.io/kubernetes/cmd/kubelet)
   echo "$STAMP" > "$BIN.stamp"
   "$BIN" --version
