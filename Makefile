@@ -11,14 +11,14 @@ FUZZTIME ?= 20000x
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/nodeboot/nodeboot/internal/version.Version=$(VERSION)
 
-.PHONY: all build test unit lint fuzz bench e2e e2e-deps demo clean generate bench-rollout
+.PHONY: all build test unit lint fuzz bench e2e e2e-deps kubelet-compat demo clean generate bench-rollout
 
 all: build
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
-## test: everything CI runs — lint, unit tests, fuzz smoke, real end-to-end.
+## test: lint, unit tests, fuzz smoke, real end-to-end (CI also runs kubelet-compat).
 test: lint unit fuzz e2e
 
 lint:
@@ -47,6 +47,13 @@ e2e-deps: e2e-deps-aemm
 	bash test/e2e/scripts/build-k8s.sh
 	bash test/e2e/scripts/build-kwok.sh
 	bash test/e2e/scripts/build-images.sh
+
+## kubelet-compat: real 1.28, 1.31 and 1.34 kubelets read the rendered kubelet files (test/kubeletcompat).
+## Not part of test: the two old kubelets cost minutes to build cold (docs/performance.md); .ci/run runs it.
+kubelet-compat: e2e-deps
+	bash test/e2e/scripts/build-kubelet-compat.sh
+	$(GO) vet -tags kubeletcompat ./test/kubeletcompat/
+	$(GO) test -count=1 -tags kubeletcompat ./test/kubeletcompat/
 
 e2e: e2e-deps build
 	NODEBOOT_REQUIRE_E2E=1 $(GO) test -count=1 -tags e2e -v -timeout 60m ./test/e2e/

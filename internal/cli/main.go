@@ -96,6 +96,8 @@ func dispatch(ctx context.Context, inv Invocation, env Env, log *slog.Logger) er
 		return runUserDataGenerate(inv, env)
 	case CmdUserDataMerge:
 		return runUserDataMerge(inv, env)
+	case CmdBootHook, CmdUdevNetManager:
+		return runInternal(ctx, inv, log)
 	case CmdInit:
 		a := newAgent(inv, env, log)
 		err := a.Init(ctx, agent.InitOptions{

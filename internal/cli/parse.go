@@ -79,6 +79,8 @@ type Invocation struct {
 	// RegistrationTimeout is how long init's run phase waits for the Node
 	// to register (0: it does not wait).
 	RegistrationTimeout time.Duration
+	// Action and Interface are udev-net-manager's udev event.
+	Action, Interface string
 }
 
 // Skips reports whether phase was skipped.
@@ -112,6 +114,8 @@ func Parse(args []string) (Invocation, error) {
 		return parseDoctor(args[1:])
 	case "bundle":
 		return parseBundle(args[1:])
+	case "internal":
+		return parseInternal(args[1:])
 	case "version", "--version":
 		if len(args) > 1 {
 			return Invocation{}, fmt.Errorf("%w: version takes no arguments, got %q", ErrUsage, args[1:])
@@ -359,4 +363,5 @@ support bundle (default /var/log/support/nodeboot-logs.tar.gz, fetchable
 with kubectl get --raw /api/v1/nodes/NODE/proxy/logs/support/nodeboot-logs.tar.gz).
 
 Exit codes: 0 ok, 1 error, 2 usage.
-`
+
+` + internalUsage

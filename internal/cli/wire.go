@@ -30,7 +30,7 @@ func newAgent(inv Invocation, env Env, log *slog.Logger) *agent.Agent {
 		Metadata: imds.New(imds.Options{}),
 		Cloud:    cloudFactory(log, inv.Root),
 		Services: services(inv.Root),
-		Probe:    host.Probe{Root: inv.Root, Run: host.ExecRunner{}},
+		Probe:    host.Probe{Root: inv.Root, Run: host.ExecRunner{}, Warn: log.Warn},
 		Setenv:   env.Setenv,
 		Strict:   inv.Strict,
 		// nodeadm honours the same variable.

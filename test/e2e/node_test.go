@@ -193,6 +193,9 @@ func (n *node) render(t *testing.T, agent nodeAgent) {
 		t.Fatalf("read rendered files: %v", err)
 	}
 	t.Logf("kubelet args: %s", strings.Join(n.rendered.args, " "))
+	if err := checkContainerdImports(t.Context()); err != nil {
+		t.Error(err)
+	}
 }
 
 // startContainerd starts containerd from its rendered config and imports

@@ -59,6 +59,9 @@ func TestAgainstAEMM(t *testing.T) {
 	if got, err := c.VPCIPv4CIDRs(ctx, cfg.MAC); err != nil || !reflect.DeepEqual(got, cfg.VPCCIDRs) {
 		t.Errorf("VPCIPv4CIDRs = %q, %v", got, err)
 	}
+	if got, err := c.Interface(ctx, cfg.MAC); err != nil || !reflect.DeepEqual(got, NetworkInterface{LocalIPv4s: []string{cfg.LocalIPv4}}) {
+		t.Errorf("Interface = %+v, %v", got, err)
+	}
 
 	st, err := c.Instance(ctx, Want{IPv6: true, VPCCIDRs: true})
 	want := hub.InstanceStatus{ID: cfg.InstanceID, Region: cfg.Region, Type: cfg.InstanceType, AvailabilityZone: cfg.AZ,

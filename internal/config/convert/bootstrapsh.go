@@ -41,7 +41,8 @@ func BootstrapSh(spec hub.Spec) ([]byte, []string, error) {
 		opt("--ip-family", c.IPFamily)
 	}
 	if c.CIDR != "" {
-		opt(serviceCIDRFlag(c.CIDR), c.CIDR)
+		cidr := networkAddress(c.CIDR, &n)
+		opt(serviceCIDRFlag(cidr), cidr)
 	}
 	if dns, ok := clusterDNSList(spec.Kubelet.Config, &n); ok {
 		opt("--dns-cluster-ip", strings.Join(dns, ","))

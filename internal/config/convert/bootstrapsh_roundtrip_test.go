@@ -41,7 +41,9 @@ func TestBootstrapShRoundTrip(t *testing.T) {
 			if !res.Found || problems.HasErrors() {
 				t.Fatalf("ParseScript found=%v: %v\n%s", res.Found, problems, out)
 			}
-			if got, want := res.Spec.Cluster, spec.Cluster; !reflect.DeepEqual(got, want) {
+			wantCluster := spec.Cluster
+			wantCluster.CIDR = maskedCIDR(wantCluster.CIDR) // written as the network address
+			if got, want := res.Spec.Cluster, wantCluster; !reflect.DeepEqual(got, want) {
 				t.Errorf("cluster:\n got %+v\nwant %+v", got, want)
 			}
 			if got, want := res.Spec.MaxPods.Set, spec.MaxPods.Set; !reflect.DeepEqual(got, want) {

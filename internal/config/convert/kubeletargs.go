@@ -1,7 +1,11 @@
 package convert
 
 import (
+	"strings"
+
+	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/legacy/bootstrapsh"
 )
 
 // typeMetaKeys may appear in kubelet.config but carry no setting.
@@ -41,6 +45,10 @@ func kubeletArgs(k hub.Kubelet, t argsTarget, n *notes) []string {
 			n.add(path, "--%s %s", form.flag, problem)
 			continue
 		}
+		if problem := kubeletArgProblem(arg); problem != "" {
+			n.add(path, "left out: %s", problem)
+			continue
+		}
 		args = append(args, arg)
 	}
 	for _, key := range sortedKeys(k.Config) {
@@ -54,6 +62,10 @@ func kubeletArgs(k hub.Kubelet, t argsTarget, n *notes) []string {
 			n.add(indexPath("spec.kubelet.flags", i), "%s", problem)
 			continue
 		}
+		if problem := kubeletArgProblem(flag); problem != "" {
+			n.add(indexPath("spec.kubelet.flags", i), "left out: %s", problem)
+			continue
+		}
 		args = append(args, flag)
 	}
 	if k.MaxPodsExpression != "" {
@@ -65,4 +77,16 @@ func kubeletArgs(k hub.Kubelet, t argsTarget, n *notes) []string {
 // indexPath renders path[i].
 func indexPath(path string, i int) string {
 	return path + "[" + itoa(i) + "]"
+}
+
+// kubeletArgProblem returns the first error nodeboot's bootstrap.sh reader
+// reports for a lone kubelet argument, or "". Such arguments (an invalid
+// label or taint, a stray word) also make the kubelet refuse to start, so
+// they are left out: every script convert writes must read back cleanly.
+func kubeletArgProblem(arg string) string {
+	_, problems := bootstrapsh.ParseArgs([]string{"cluster", "--kubelet-extra-args", arg}, diag.Source{})
+	for _, p := range problems.Filter(diag.SeverityError) {
+		return strings.TrimPrefix(p.Message, "--kubelet-extra-args: ")
+	}
+	return ""
 }

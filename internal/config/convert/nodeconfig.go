@@ -2,11 +2,14 @@ package convert
 
 import (
 	"encoding/base64"
+	"net/netip"
 	"reflect"
+	"strings"
 
 	nbv1alpha1 "github.com/nodeboot/nodeboot/api/nodeboot/v1alpha1"
 	eksv1alpha1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/validate"
 )
 
 // NodeConfig writes spec as a MIME document with one
@@ -30,6 +33,8 @@ func NodeConfig(spec hub.Spec) ([]byte, []string, error) {
 func NodeConfigYAML(spec hub.Spec) ([]byte, []string, error) {
 	var n notes
 	apiVersion := nodeConfigAPIVersion(spec, &n)
+	spec.Cluster.CIDR = networkAddress(spec.Cluster.CIDR, &n)
+	spec.Kubelet.Flags = acceptedFlags(spec.Kubelet.Flags, &n)
 	body, err := NodeConfigYAMLAs(apiVersion, spec)
 	return body, n, err
 }
@@ -80,6 +85,35 @@ func nodeConfigAPIVersion(spec hub.Spec, n *notes) string {
 		return nbv1alpha1.APIVersion
 	}
 	return eksv1alpha1.APIVersion
+}
+
+// acceptedFlags returns the kubelet flags nodeboot and the kubelet accept,
+// noting each one left out and why: every NodeConfig convert writes must
+// pass config check.
+func acceptedFlags(flags []string, n *notes) []string {
+	var out []string
+	for i, flag := range flags {
+		if problems := validate.FlagProblems(validate.NormalizeFlag(flag)); len(problems) > 0 {
+			n.add(indexPath("spec.kubelet.flags", i), "left out: %s", strings.Join(problems, "; "))
+			continue
+		}
+		out = append(out, flag)
+	}
+	return out
+}
+
+// networkAddress returns a service CIDR with its host bits cleared, noting
+// the change. bootstrap.sh accepts 10.100.5.7/16, but NodeConfig validation
+// (nodeboot's and nodeadm's) wants the network address. nodeboot derives
+// the cluster DNS address from the masked prefix in both cases, so the
+// node comes out the same.
+func networkAddress(cidr string, n *notes) string {
+	p, err := netip.ParsePrefix(cidr)
+	if err != nil || p.Masked() == p {
+		return cidr
+	}
+	n.add("spec.cluster.cidr", "%s has host bits set; written as its network address %s (nodeboot derives the cluster DNS address from that either way)", cidr, p.Masked())
+	return p.Masked().String()
 }
 
 // nodeConfigSpec builds the spec mapping in the API's field order.

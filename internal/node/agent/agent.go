@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/nodeboot/nodeboot/internal/node/host"
+	"github.com/nodeboot/nodeboot/internal/node/localdisk"
 	"github.com/nodeboot/nodeboot/internal/node/service"
 )
 
@@ -36,4 +37,7 @@ type Agent struct {
 	// otherwise they are warnings and the node boots. config check is
 	// always strict.
 	Strict bool
+	// DiskSystem sets up instance-store disks; nil means the real machine
+	// under Root (localdisk.Machine).
+	DiskSystem localdisk.System
 }

@@ -89,6 +89,7 @@ func (a *Agent) Check(ctx context.Context, sources []string, opts ...CheckOption
 		}
 	default:
 		rep.Problems = append(rep.Problems, newFields(rep.Problems, unsupplied(problems, o.supplied))...)
+		rep.Problems = append(rep.Problems, in.unappliedWarnings(spec)...)
 		if !decodeErrors {
 			for _, f := range validate.DiscoveryNeeded(spec) {
 				if !o.supplied[f] {

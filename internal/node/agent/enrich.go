@@ -26,7 +26,7 @@ var ErrNoCloud = errors.New("an AWS API call is needed but no AWS client is conf
 // Enrich completes the merged spec with what the machine and AWS say. It
 // returns the effective config: the spec with discovered cluster details
 // filled in, and the status.
-func (a *Agent) Enrich(ctx context.Context, spec hub.Spec, f *facts) (hub.NodeConfig, error) {
+func (a *Agent) Enrich(ctx context.Context, spec hub.Spec, f *facts, wins DescribeWins) (hub.NodeConfig, error) {
 	f.wait()
 	if err := f.firstError(); err != nil {
 		return hub.NodeConfig{}, err
@@ -44,7 +44,7 @@ func (a *Agent) Enrich(ctx context.Context, spec hub.Spec, f *facts) (hub.NodeCo
 	var wg sync.WaitGroup
 	var errs [4]error
 	clusterCfg, nameCfg, limitsCfg := cfg, cfg, cfg
-	wg.Go(func() { errs[0] = a.discoverCluster(ctx, cloud, &clusterCfg) })
+	wg.Go(func() { errs[0] = a.discoverCluster(ctx, cloud, &clusterCfg, wins) })
 	wg.Go(func() { errs[1] = a.nodeName(ctx, cloud, &nameCfg) })
 	wg.Go(func() { errs[2] = a.networkLimits(ctx, cloud, &limitsCfg) })
 	wg.Wait()
@@ -75,16 +75,17 @@ func (f *facts) firstError() error {
 }
 
 // discoverCluster fills endpoint, CA and service CIDR with
-// eks:DescribeCluster when the config lacks them, then the VPC CIDRs when
-// the cluster DNS address still cannot be derived.
-func (a *Agent) discoverCluster(ctx context.Context, cloud *lazyCloud, cfg *hub.NodeConfig) error {
+// eks:DescribeCluster when the config lacks them (see DescribeWins for
+// what the answer replaces), then the VPC CIDRs when the cluster DNS
+// address still cannot be derived.
+func (a *Agent) discoverCluster(ctx context.Context, cloud *lazyCloud, cfg *hub.NodeConfig, wins DescribeWins) error {
 	if missing := validate.DiscoveryNeeded(cfg.Spec); len(missing) > 0 {
 		a.Log.Info("discovering cluster details", "cluster", cfg.Spec.Cluster.Name, "missing", missing)
 		info, err := a.describeCluster(ctx, cloud, cfg.Spec.Cluster.Name)
 		if err != nil {
 			return fmt.Errorf("discover cluster %q (%s): %w", cfg.Spec.Cluster.Name, strings.Join(missing, ", "), err)
 		}
-		applyClusterInfo(&cfg.Spec.Cluster, info)
+		applyClusterInfo(&cfg.Spec.Cluster, info, wins)
 	}
 	if err := discoverBootstrapCA(ctx, &cfg.Spec); err != nil {
 		return err
@@ -126,37 +127,6 @@ func discoverBootstrapCA(ctx context.Context, spec *hub.Spec) error {
 	}
 	spec.Cluster.CertificateAuthority = ca
 	return nil
-}
-
-// applyClusterInfo fills only what the user left empty. Like bootstrap.sh,
-// a local cluster on Outposts (an outpost ARN in the answer) turns Outposts
-// mode on unless the user said otherwise, and supplies the cluster id.
-func applyClusterInfo(c *hub.Cluster, info ClusterInfo) {
-	if c.ID == "" {
-		c.ID = info.ID
-	}
-	if c.EnableOutpost == nil && info.OutpostARN != "" {
-		on := true
-		c.EnableOutpost = &on
-	}
-	if c.APIServerEndpoint == "" {
-		c.APIServerEndpoint = info.Endpoint
-	}
-	if len(c.CertificateAuthority) == 0 {
-		c.CertificateAuthority = info.CA
-	}
-	if c.CIDR != "" {
-		return
-	}
-	family := c.IPFamily
-	if family == "" {
-		family = info.IPFamily
-	}
-	if family == "ipv6" && info.ServiceIPv6CIDR != "" {
-		c.CIDR = info.ServiceIPv6CIDR
-	} else if info.ServiceIPv4CIDR != "" {
-		c.CIDR = info.ServiceIPv4CIDR
-	}
 }
 
 // nodeName looks up the EC2 private DNS name, unless the node is named

@@ -11,6 +11,7 @@ import (
 	"github.com/nodeboot/nodeboot/internal/node/apply"
 	"github.com/nodeboot/nodeboot/internal/node/host"
 	"github.com/nodeboot/nodeboot/internal/node/render/system"
+	"github.com/nodeboot/nodeboot/internal/node/service"
 )
 
 // InitOptions are the `nodeboot init` settings.
@@ -133,21 +134,31 @@ func (a *Agent) systemActions(ctx context.Context, act system.Actions, written a
 	return nil
 }
 
-// run restarts the daemons in order. With none in scope (--daemon "")
-// there is nothing to start, so no service manager is needed.
+// run marks the run phase as started, sets up the instance-store disks,
+// then restarts the daemons in order. Without a service manager it can still set up disks when no
+// daemon is in scope (init --daemon "").
 func (a *Agent) run(ctx context.Context, plan Plan, scope Scope) error {
-	if !scope.Containerd && !scope.Kubelet {
-		return nil
-	}
-	if a.Services == nil {
+	var mgr service.Manager
+	switch {
+	case a.Services != nil:
+		var err error
+		if mgr, err = a.Services(ctx); err != nil {
+			return fmt.Errorf("run phase: %w", err)
+		}
+	case scope.Containerd || scope.Kubelet:
 		return ErrNoServiceManager
 	}
-	mgr, err := a.Services(ctx)
-	if err != nil {
-		return fmt.Errorf("run phase: %w", err)
+	if err := a.markRunStarted(); err != nil {
+		return err
 	}
-	if ls := plan.LocalStorage; ls != "" {
-		a.Log.Warn("instance.localStorage is validated but not set up by this version; disks are left as they are", "strategy", ls)
+	restart, err := a.setupLocalDisks(ctx, plan, scope, mgr)
+	if err != nil {
+		return err
+	}
+	for _, unit := range restart {
+		if err := mgr.Restart(ctx, unit); err != nil {
+			return err
+		}
 	}
 	for _, d := range []struct {
 		on   bool

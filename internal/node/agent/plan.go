@@ -35,8 +35,8 @@ type Plan struct {
 	Actions  system.Actions
 	MaxPods  maxpods.Result
 	Reserved maxpods.Reserved
-	// LocalStorage is the instance-store strategy asked for, if any.
-	LocalStorage string
+	// LocalStorage is how the run phase sets up instance-store disks.
+	LocalStorage hub.LocalStorage
 }
 
 // Host facts the renderers need but the hub does not carry.
@@ -52,7 +52,7 @@ type HostInputs struct {
 func MakePlan(cfg hub.NodeConfig, hi HostInputs, scope Scope) (Plan, error) {
 	mp := computeMaxPods(cfg)
 	reserved := maxpods.KubeReserved(cfg.Status.Hardware.CPUs, cfg.Status.Hardware.MemoryMiB, effectiveMaxPods(cfg.Spec, mp))
-	p := Plan{MaxPods: mp, Reserved: reserved, LocalStorage: cfg.Spec.Instance.LocalStorage.Strategy}
+	p := Plan{MaxPods: mp, Reserved: reserved, LocalStorage: cfg.Spec.Instance.LocalStorage}
 	var files []render.File
 	files, p.Actions = system.Render(cfg)
 	p.Files = append(p.Files, files...)

@@ -65,6 +65,7 @@ func (a *Agent) Resolve(ctx context.Context, sources []string, cachePath string,
 	if problems.HasErrors() {
 		return Resolution{Input: in}, problems.Err()
 	}
+	a.logWarnings(in.unappliedWarnings(spec))
 	if cached != nil && reflect.DeepEqual(cached.UserSpec, spec) {
 		a.Log.Debug("config unchanged since the cache was written", "path", cachePath)
 		return Resolution{UserSpec: spec, Config: cached.Config, Input: in, FromCache: true}, nil
@@ -75,7 +76,7 @@ func (a *Agent) Resolve(ctx context.Context, sources []string, cachePath string,
 	if f == nil {
 		f = a.startFacts(ctx)
 	}
-	cfg, err := a.Enrich(ctx, spec, f)
+	cfg, err := a.Enrich(ctx, spec, f, in.DescribeWins())
 	if err != nil {
 		return Resolution{}, fmt.Errorf("discover instance details: %w", err)
 	}

@@ -3,6 +3,7 @@ package host
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,6 +39,11 @@ type Runner interface {
 type Probe struct {
 	Root string
 	Run  Runner
+	// Warn, when set, is told when a hardware fact (the online CPUs, the
+	// memory size) is missing under Root and this machine's is used.
+	Warn func(msg string, args ...any)
+	// hostRoot is where this machine's own facts are read; "" means "/".
+	hostRoot string
 }
 
 func (p Probe) path(nodePath string) string {
@@ -45,6 +51,33 @@ func (p Probe) path(nodePath string) string {
 		return nodePath
 	}
 	return filepath.Join(p.Root, nodePath)
+}
+
+// underOtherRoot reports whether Root is a directory other than /.
+func (p Probe) underOtherRoot() bool {
+	return p.Root != "" && filepath.Clean(p.Root) != "/"
+}
+
+// readFact reads a sysfs or procfs file under Root. A --root tree usually
+// has no /sys or /proc of its own: then this machine's file is read
+// instead, with a warning that names what was missing. Only when that
+// fails too is the error returned, saying what to create.
+func (p Probe) readFact(nodePath string) ([]byte, error) {
+	b, err := os.ReadFile(p.path(nodePath))
+	if err == nil || !errors.Is(err, fs.ErrNotExist) || !p.underOtherRoot() {
+		return b, err
+	}
+	hostPath := filepath.Join(cmp.Or(p.hostRoot, "/"), nodePath)
+	b, hostErr := os.ReadFile(hostPath)
+	if hostErr != nil {
+		return nil, fmt.Errorf("%w (and this machine's %s: %w); create %s under --root %s",
+			err, nodePath, hostErr, nodePath, p.Root)
+	}
+	if p.Warn != nil {
+		p.Warn("a hardware fact is missing under --root; using this machine's value instead",
+			"missing", p.path(nodePath), "using", hostPath)
+	}
+	return b, nil
 }
 
 var versionRE = regexp.MustCompile(`v?(\d+\.\d+\.\d+)`)
@@ -93,7 +126,7 @@ func (p Probe) version(ctx context.Context, file, bin string, args ...string) (s
 
 // CPUs counts online CPUs from /sys/devices/system/cpu/online ("0-3,8").
 func (p Probe) CPUs() (int, error) {
-	b, err := os.ReadFile(p.path(cpuOnlineFile))
+	b, err := p.readFact(cpuOnlineFile)
 	if err != nil {
 		return 0, fmt.Errorf("count CPUs: %w", err)
 	}
@@ -128,12 +161,11 @@ var ErrBadCPUList = errors.New("malformed CPU list")
 
 // MemoryMiB reads MemTotal from /proc/meminfo.
 func (p Probe) MemoryMiB() (int64, error) {
-	f, err := os.Open(p.path(meminfoFile))
+	b, err := p.readFact(meminfoFile)
 	if err != nil {
 		return 0, fmt.Errorf("read memory size: %w", err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
 		if len(fields) >= 2 && fields[0] == "MemTotal:" {

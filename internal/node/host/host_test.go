@@ -3,9 +3,13 @@ package host
 import (
 	"context"
 	"errors"
-	"os"
+	"fmt"
+	"io/fs"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/testing/rootfs"
 )
 
 type fakeRunner struct {
@@ -18,20 +22,9 @@ func (f *fakeRunner) Output(context.Context, string, ...string) ([]byte, error) 
 	return []byte(f.out), nil
 }
 
-func write(t *testing.T, root, path, data string) {
-	t.Helper()
-	p := filepath.Join(root, path)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestKubeletVersionPrefersFile(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, KubeletVersionFile, "v1.35.0-eks-abcdef\n")
+	rootfs.WriteFile(t, root, KubeletVersionFile, "v1.35.0-eks-abcdef\n")
 	r := &fakeRunner{out: "Kubernetes v1.20.0"}
 	v, err := Probe{Root: root, Run: r}.KubeletVersion(context.Background())
 	if err != nil || v != "v1.35.0" {
@@ -52,7 +45,7 @@ func TestKubeletVersionFallsBackToExec(t *testing.T) {
 
 func TestContainerdVersionGarbage(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, ContainerdVersionFile, "unknown\n")
+	rootfs.WriteFile(t, root, ContainerdVersionFile, "unknown\n")
 	_, err := Probe{Root: root}.ContainerdVersion(context.Background())
 	if !errors.Is(err, ErrNoVersion) {
 		t.Fatalf("err = %v", err)
@@ -83,10 +76,10 @@ func TestParseCPUList(t *testing.T) {
 
 func TestHardwareProbes(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, cpuOnlineFile, "0-1\n")
-	write(t, root, meminfoFile, "MemTotal:        8011256 kB\nMemFree: 1 kB\n")
-	write(t, root, pciDevicesDir+"/0000:00:1e.0/vendor", "0x10de\n")
-	write(t, root, NvidiaRuntimePath, "")
+	rootfs.WriteFile(t, root, cpuOnlineFile, "0-1\n")
+	rootfs.WriteFile(t, root, meminfoFile, "MemTotal:        8011256 kB\nMemFree: 1 kB\n")
+	rootfs.WriteFile(t, root, pciDevicesDir+"/0000:00:1e.0/vendor", "0x10de\n")
+	rootfs.WriteFile(t, root, NvidiaRuntimePath, "")
 	p := Probe{Root: root}
 	if n, err := p.CPUs(); err != nil || n != 2 {
 		t.Fatalf("CPUs = %d, %v", n, err)
@@ -99,5 +92,51 @@ func TestHardwareProbes(t *testing.T) {
 	}
 	if (Probe{Root: t.TempDir()}).NvidiaGPU() {
 		t.Fatal("nvidia detected on an empty tree")
+	}
+}
+
+// TestHardwareFallsBackToThisMachine: a --root tree without /sys and /proc
+// (a scratch directory) gets this machine's CPU count and memory size, with
+// a warning naming each missing file.
+func TestHardwareFallsBackToThisMachine(t *testing.T) {
+	host := t.TempDir()
+	rootfs.WriteFile(t, host, cpuOnlineFile, "0-3\n")
+	rootfs.WriteFile(t, host, meminfoFile, "MemTotal:        4096000 kB\n")
+	root := t.TempDir()
+	var warned []string
+	p := Probe{Root: root, hostRoot: host, Warn: func(msg string, args ...any) {
+		warned = append(warned, fmt.Sprint(append([]any{msg}, args...)...))
+	}}
+	if n, err := p.CPUs(); err != nil || n != 4 {
+		t.Fatalf("CPUs = %d, %v", n, err)
+	}
+	if m, err := p.MemoryMiB(); err != nil || m != 4000 {
+		t.Fatalf("MemoryMiB = %d, %v", m, err)
+	}
+	if len(warned) != 2 || !strings.Contains(warned[0], filepath.Join(root, cpuOnlineFile)) ||
+		!strings.Contains(warned[1], filepath.Join(root, meminfoFile)) {
+		t.Fatalf("warnings = %q, want one naming each missing file", warned)
+	}
+}
+
+// TestHardwareMissingEverywhere: when this machine cannot answer either,
+// the error says what to create under --root.
+func TestHardwareMissingEverywhere(t *testing.T) {
+	root := t.TempDir()
+	_, err := Probe{Root: root, hostRoot: t.TempDir()}.CPUs()
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "create "+cpuOnlineFile+" under --root "+root) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestHardwareUnderRootWins: facts present under --root are used as they
+// are, without a warning.
+func TestHardwareUnderRootWins(t *testing.T) {
+	root, host := t.TempDir(), t.TempDir()
+	rootfs.WriteFile(t, root, cpuOnlineFile, "0\n")
+	rootfs.WriteFile(t, host, cpuOnlineFile, "0-7\n")
+	p := Probe{Root: root, hostRoot: host, Warn: func(string, ...any) { t.Error("unexpected warning") }}
+	if n, err := p.CPUs(); err != nil || n != 1 {
+		t.Fatalf("CPUs = %d, %v", n, err)
 	}
 }

@@ -21,11 +21,13 @@ type Manager interface {
 	Restart(ctx context.Context, unit string) error
 }
 
-// Recorder is a Manager that records calls; Fail makes a unit's restart fail.
+// Recorder is a Manager that records calls; Fail makes a unit's restart
+// fail, Active says which units StopIfActive finds running.
 type Recorder struct {
-	mu    sync.Mutex
-	Calls []string
-	Fail  map[string]error
+	mu     sync.Mutex
+	Calls  []string
+	Fail   map[string]error
+	Active map[string]bool
 }
 
 // DaemonReload records "daemon-reload".

@@ -17,7 +17,7 @@ var macPathKeys = map[string]string{
 	"mac-local-ipv4s":                  "local-ipv4s",
 	"mac-mac":                          "mac",
 	"mac-network-interface-id":         "interface-id",
-	"mac-network-interface-card-index": "network-card-index",
+	"mac-network-interface-card-index": "network-card", // real IMDS path (AEMM defaults to network-card-index)
 	"mac-owner-id":                     "owner-id",
 	"mac-public-hostname":              "public-hostname",
 	"mac-public-ipv4s":                 "public-ipv4s",

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the real e2e suite needs (container runtime,
-# CNI plugins, networking tools, busybox for the test image). Idempotent and
+# CNI plugins, networking tools, busybox for the test image, xfsprogs for the
+# local-disk test). Idempotent and
 # fast when everything is present: apt is only touched for missing packages.
 # Needs root. etcd is not installed: build-k8s.sh builds the etcd that the
 # Kubernetes version pins.
 set -euo pipefail
-PKGS=(containerd runc containernetworking-plugins iptables conntrack socat ebtables ethtool busybox-static iproute2)
+PKGS=(containerd runc containernetworking-plugins iptables conntrack socat ebtables ethtool busybox-static iproute2 xfsprogs)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

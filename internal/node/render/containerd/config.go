@@ -29,6 +29,7 @@ func mustParseTemplate(name string) *template.Template {
 
 // templateValues are the variables of both config templates.
 type templateValues struct {
+	Imports         string
 	Socket          string
 	SandboxImage    string
 	EnableCDI       bool

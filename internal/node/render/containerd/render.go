@@ -16,6 +16,11 @@ const (
 	ConfigPath = "/etc/containerd/config.toml"
 	// BaseRuntimeSpecPath is the OCI spec containers start from.
 	BaseRuntimeSpecPath = "/etc/containerd/base-runtime-spec.json"
+	// ConfigDropInGlob is what the config imports: fragments that user data
+	// or the AMI put in /etc/containerd/config.d/, as on AL2 and AL2023.
+	// containerd merges each imported file over the main config one plugin
+	// table at a time (an imported plugin table replaces the whole table).
+	ConfigDropInGlob = "/etc/containerd/config.d/*.toml"
 	// Socket is containerd's gRPC socket (the kubelet's runtime endpoint is
 	// "unix://" + Socket).
 	Socket = "/run/containerd/containerd.sock"
@@ -74,6 +79,7 @@ func Render(cfg hub.NodeConfig, in Inputs) ([]render.File, error) {
 	}
 	soci := FastImagePullEnabled(cfg)
 	config, err := renderConfig(schema, templateValues{
+		Imports:         ConfigDropInGlob,
 		Socket:          Socket,
 		SandboxImage:    sandboxImage(cfg.Status.SandboxImage),
 		EnableCDI:       enableCDI,

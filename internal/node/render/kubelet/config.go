@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -134,7 +135,7 @@ func renderConfig(p plan) (render.File, error) {
 		kc.MaxPods = p.in.MaxPods
 	}
 	kc.KubeReserved = maps.Clone(p.in.KubeReserved)
-	if userReservesCPUs(p.cfg.Spec.Kubelet.Config) {
+	if userReservesCPUs(p.cfg.Spec.Kubelet) {
 		// The kubelet refuses reservedSystemCPUs together with reserved
 		// cgroups; bootstrap.sh leaves them out then, and so do we.
 		kc.KubeReservedCgroup, kc.SystemReservedCgroup = "", ""
@@ -147,15 +148,27 @@ func renderConfig(p plan) (render.File, error) {
 	if err != nil {
 		return render.File{}, err
 	}
+	if data, err = p.user.applyPatch(data); err != nil {
+		return render.File{}, err
+	}
 	return render.File{Path: ConfigPath, Mode: publicMode, Data: data}, nil
 }
 
 // userReservesCPUs reports a non-empty reservedSystemCPUs in the user's
-// kubelet.config.
-func userReservesCPUs(config map[string]json.RawMessage) bool {
+// kubelet.config or a --reserved-cpus kubelet flag (flags win over the
+// config file, so either one reaches the kubelet).
+func userReservesCPUs(k hub.Kubelet) bool {
 	var cpus string
-	raw, ok := config["reservedSystemCPUs"]
-	return ok && json.Unmarshal(raw, &cpus) == nil && cpus != ""
+	if raw, ok := k.Config["reservedSystemCPUs"]; ok && json.Unmarshal(raw, &cpus) == nil && cpus != "" {
+		return true
+	}
+	for i, f := range k.Flags {
+		value, isFlag := strings.CutPrefix(f, "--reserved-cpus=")
+		if (isFlag && value != "") || (f == "--reserved-cpus" && i+1 < len(k.Flags)) {
+			return true
+		}
+	}
+	return false
 }
 
 // baseClusterDNS derives clusterDNS (see ClusterDNS). When nothing to

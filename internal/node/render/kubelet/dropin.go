@@ -9,21 +9,16 @@ import (
 	"github.com/nodeboot/nodeboot/internal/node/render"
 )
 
-// renderDropIn renders spec.kubelet.config as a kubelet drop-in, with kind
-// and apiVersion filled in when absent (kubelet ignores a drop-in without
-// them). The kubelet layers it over the base file, so the user's values
-// (e.g. maxPods, clusterDNS) win. Values are re-encoded so that keys are
+// renderDropIn renders the drop-in part of spec.kubelet.config (see
+// userConfig), with kind and apiVersion filled in when absent (the kubelet
+// ignores a drop-in without them). The kubelet layers it over the base
+// file, so the user's values (e.g. maxPods, clusterDNS) win. Keys are
 // sorted at every level; numbers keep their exact text.
 func renderDropIn(p plan) (render.File, error) {
-	user := p.cfg.Spec.Kubelet.Config
-	doc := make(map[string]any, len(user)+2)
+	doc := make(map[string]any, len(p.user.dropIn)+2)
 	doc["kind"] = "KubeletConfiguration"
 	doc["apiVersion"] = "kubelet.config.k8s.io/v1beta1"
-	for key, raw := range user {
-		v, err := decodeExact(raw)
-		if err != nil {
-			return render.File{}, fmt.Errorf("%w: kubelet.config.%s: %w", ErrInvalidKubeletConfig, key, err)
-		}
+	for key, v := range p.user.dropIn {
 		doc[key] = v
 	}
 	data, err := marshalJSON(doc)

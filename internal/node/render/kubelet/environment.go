@@ -11,7 +11,7 @@ const (
 	// ArgsVariable carries the whole kubelet command line
 	// (ExecStart=/usr/bin/kubelet $NODEADM_KUBELET_ARGS).
 	ArgsVariable = "NODEADM_KUBELET_ARGS"
-	// dropInAlphaVariable enables --config-dir on kubelet < 1.30.
+	// dropInAlphaVariable enables --config-dir on kubelet 1.29.
 	dropInAlphaVariable = "KUBELET_CONFIG_DROPIN_DIR_ALPHA"
 )
 
@@ -24,7 +24,7 @@ func renderEnvironment(p plan, args []string) render.File {
 	b.WriteByte('=')
 	b.WriteString(strings.Join(args, " "))
 	b.WriteByte('\n')
-	if p.userConfig && p.behaviour.dropInAlphaEnv {
+	if p.writesDropIn() && p.behaviour.dropInAlphaEnv {
 		b.WriteString(dropInAlphaVariable + "=on\n")
 	}
 	return render.File{Path: EnvironmentPath, Mode: publicMode, Data: []byte(b.String())}

@@ -50,9 +50,6 @@ var (
 	// ErrInvalidBootstrapToken means the token is not "<6 chars>.<16 chars>"
 	// of [a-z0-9]. The token itself is never put into error messages.
 	ErrInvalidBootstrapToken = errors.New("bootstrap token must match [a-z0-9]{6}.[a-z0-9]{16}")
-	// ErrDropInUnsupported means the user gave kubelet.config but the kubelet
-	// is older than the first version with --config-dir.
-	ErrDropInUnsupported = errors.New("kubelet.config needs kubelet drop-in directory support")
 	// ErrInvalidKubeletConfig means a kubelet.config value is not valid JSON.
 	ErrInvalidKubeletConfig = errors.New("invalid kubelet.config value")
 	// ErrInvalidCredentialProviderBin means Inputs.CredentialProviderBin is

@@ -18,7 +18,7 @@ const gpuPresentLabel = "nvidia.com/gpu.present=true"
 //
 //	--node-ip, --cloud-provider=external, --hostname-override,
 //	--runtime-cgroups, --node-labels (NVIDIA GPU, kubelet ≥ 1.35), --config,
-//	--config-dir (with kubelet.config), --kubeconfig, --bootstrap-kubeconfig
+//	--config-dir (with a drop-in), --kubeconfig, --bootstrap-kubeconfig
 //	(TLS bootstrap), --image-credential-provider-bin-dir and
 //	--image-credential-provider-config (credential provider installed),
 //
@@ -95,7 +95,7 @@ func (p plan) generatedFlags() []kubeletFlag {
 		flags = append(flags, kubeletFlag{"node-labels", gpuPresentLabel})
 	}
 	flags = append(flags, kubeletFlag{"config", ConfigPath})
-	if p.userConfig {
+	if p.writesDropIn() {
 		flags = append(flags, kubeletFlag{"config-dir", ConfigDir})
 	}
 	flags = append(flags, kubeletFlag{"kubeconfig", KubeconfigPath})

@@ -2,7 +2,6 @@ package kubelet
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 )
@@ -10,19 +9,23 @@ import (
 // plan is what Render derives from the config before it produces bytes;
 // computing it validates everything the kubelet flags depend on.
 type plan struct {
-	cfg        hub.NodeConfig
-	in         Inputs
-	behaviour  behaviour
-	nodeName   string
-	nodeIP     string
-	identity   identity
-	userConfig bool
+	cfg       hub.NodeConfig
+	in        Inputs
+	behaviour behaviour
+	nodeName  string
+	nodeIP    string
+	identity  identity
+	// user is spec.kubelet.config split between base file and drop-in.
+	user userConfig
 }
+
+// writesDropIn reports whether a drop-in (and --config-dir) is rendered.
+func (p plan) writesDropIn() bool { return p.user.dropIn != nil }
 
 // newPlan derives the plan; its error joins every problem found (the
 // checks that do not depend on one another all run).
 func newPlan(cfg hub.NodeConfig, in Inputs) (plan, error) {
-	p := plan{cfg: cfg, in: in, userConfig: len(cfg.Spec.Kubelet.Config) > 0}
+	p := plan{cfg: cfg, in: in}
 	var errs []error
 	if err := in.validate(); err != nil {
 		errs = append(errs, err)
@@ -32,9 +35,8 @@ func newPlan(cfg hub.NodeConfig, in Inputs) (plan, error) {
 		errs = append(errs, err)
 	} else {
 		p.behaviour = behaviourFor(minor)
-		if p.userConfig && !p.behaviour.dropInDir {
-			errs = append(errs, fmt.Errorf("%w: kubelet %s is older than v1.28; upgrade it or drop kubelet.config",
-				ErrDropInUnsupported, cfg.Status.KubeletVersion))
+		if p.user, err = planUserConfig(cfg.Spec.Kubelet.Config, p.behaviour); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if p.nodeName, err = nodeName(cfg); err != nil {

@@ -8,7 +8,8 @@ import (
 )
 
 // Render returns the kubelet's files in a fixed order: base config, user
-// drop-in (only with spec.kubelet.config), kubeconfig or bootstrap
+// drop-in (only with spec.kubelet.config, on kubelets ≥ 1.29; see
+// userConfig), kubeconfig or bootstrap
 // kubeconfig, CA (only when spec.cluster.certificateAuthority is set),
 // credential provider config (only when Inputs.CredentialProviderBin is
 // set) and the environment file. It fails with one of the package's
@@ -27,7 +28,7 @@ func Render(cfg hub.NodeConfig, in Inputs) ([]render.File, error) {
 		render func(plan) (render.File, error)
 	}{
 		{true, renderConfig},
-		{p.userConfig, renderDropIn},
+		{p.writesDropIn(), renderDropIn},
 		{true, renderKubeconfig},
 		{len(cfg.Spec.Cluster.CertificateAuthority) > 0, renderCA},
 		{in.CredentialProviderBin != "", renderCredentialProvider},

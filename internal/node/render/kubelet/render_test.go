@@ -78,10 +78,6 @@ func TestRenderErrors(t *testing.T) {
 			c.Spec.Identity.Mode = hub.IdentityBootstrapToken
 			c.Spec.Identity.BootstrapToken.Token = "ABCDEF.0123456789abcdef"
 		}, ErrInvalidBootstrapToken, "[a-z0-9]{6}"},
-		{"drop-in on kubelet 1.27", func(c *hub.NodeConfig, _ *Inputs) {
-			c.Status.KubeletVersion = "v1.27.16"
-			c.Spec.Kubelet.Config = map[string]json.RawMessage{"maxPods": json.RawMessage(`20`)}
-		}, ErrDropInUnsupported, "v1.27.16"},
 		{"kubelet config value not json", func(c *hub.NodeConfig, _ *Inputs) {
 			c.Spec.Kubelet.Config = map[string]json.RawMessage{"maxPods": json.RawMessage(`20 21`)}
 		}, ErrInvalidKubeletConfig, "kubelet.config.maxPods"},

@@ -14,7 +14,9 @@ type behaviour struct {
 	// gracefulShutdown sets shutdownGracePeriod and
 	// shutdownGracePeriodCriticalPods (graceful node shutdown).
 	gracefulShutdown bool
-	// dropInDir means the kubelet understands --config-dir.
+	// dropInDir means the kubelet merges --config-dir drop-ins over the base
+	// file as a JSON merge patch; without it kubelet.config is merged into
+	// the base file (see userConfig).
 	dropInDir bool
 	// dropInAlphaEnv means --config-dir only works with the environment
 	// variable KUBELET_CONFIG_DROPIN_DIR_ALPHA=on.
@@ -36,9 +38,12 @@ type versionGate struct {
 // versionGates is the whole kubelet-version behaviour table (nodeadm's, see
 // nodeadm-behavior.md §5.2 and §5.7). Keep it sorted by from.
 var versionGates = []versionGate{
-	// --config-dir appeared in 1.28 as alpha and is on by default from 1.30.
-	{from: 28, set: func(b *behaviour) { b.dropInDir = true }},
-	{from: 28, until: 30, set: func(b *behaviour) { b.dropInAlphaEnv = true }},
+	// --config-dir appeared in 1.28 as alpha, but 1.28 applies its defaults
+	// to each drop-in, which then override the base file (test/kubeletcompat
+	// shows it with a real 1.28 kubelet); 1.29 merges drop-ins as they are,
+	// still behind an environment variable, on by default from 1.30.
+	{from: 29, set: func(b *behaviour) { b.dropInDir = true }},
+	{from: 29, until: 30, set: func(b *behaviour) { b.dropInAlphaEnv = true }},
 	// ECR public pull-through only matters from 1.32; matching it earlier
 	// would only add credential-provider latency.
 	{from: 32, set: func(b *behaviour) { b.ecrPublicMatch = true }},

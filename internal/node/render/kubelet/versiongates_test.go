@@ -13,7 +13,7 @@ func TestBehaviourFor(t *testing.T) {
 		want  behaviour
 	}{
 		{27, behaviour{}},
-		{28, behaviour{dropInDir: true, dropInAlphaEnv: true}},
+		{28, behaviour{}},
 		{29, behaviour{dropInDir: true, dropInAlphaEnv: true}},
 		{30, behaviour{dropInDir: true}},
 		{31, behaviour{dropInDir: true}},
