@@ -37,14 +37,35 @@ func (c *Client) PrivateDNSName(ctx context.Context, instanceID string) (string,
 		case err != nil && ctx.Err() == nil && errorCode(err) != "InvalidInstanceID.NotFound":
 			return "", err
 		}
-		if err := sleep(ctx, backoff.Delay(poll)); err != nil {
-			if errors.Is(context.Cause(ctx), errWaitExpired) {
-				return "", fmt.Errorf("ec2 DescribeInstances %s: still no name after %d calls in %s: %w",
-					instanceID, poll, time.Since(start).Round(time.Millisecond), ErrNoPrivateDNSName)
-			}
-			return "", fmt.Errorf("ec2 DescribeInstances %s: %w", instanceID, err)
+		// Here the name is empty, the instance not yet visible, or the
+		// deadline interrupted the call (then err says how).
+		if serr := sleep(ctx, backoff.Delay(poll)); serr != nil {
+			return "", waitError(ctx, instanceID, poll, time.Since(start), interrupted(ctx, err))
 		}
 	}
+}
+
+// interrupted returns err when ctx ended during the call that returned it.
+func interrupted(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	return err
+}
+
+// waitError says why the name wait ended after polls calls: the caller's
+// context, or the wait's own deadline, and then whether the last call was
+// still without an answer (callErr) or the instance had no name.
+func waitError(ctx context.Context, instanceID string, polls int, waited time.Duration, callErr error) error {
+	if !errors.Is(context.Cause(ctx), errWaitExpired) {
+		return fmt.Errorf("ec2 DescribeInstances %s: %w", instanceID, ctx.Err())
+	}
+	if callErr != nil {
+		return fmt.Errorf("ec2 DescribeInstances %s: no answer before the %s name wait ended: %w",
+			instanceID, waited.Round(time.Millisecond), callErr)
+	}
+	return fmt.Errorf("ec2 DescribeInstances %s: still no name after %d calls in %s: %w",
+		instanceID, polls, waited.Round(time.Millisecond), ErrNoPrivateDNSName)
 }
 
 // describeName makes one DescribeInstances call; "" without error means the

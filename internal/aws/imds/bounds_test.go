@@ -9,37 +9,10 @@ import (
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
-// hangBound only catches a lookup that never returns; it is far above the
-// few hundred milliseconds these bounded lookups take, and no test asserts
-// a duration below it.
-const hangBound = 60 * time.Second
-
-// within runs lookup and fails the test if it has not returned within
-// hangBound, i.e. if it hangs.
-func within[T any](t *testing.T, lookup func() (T, error)) (T, error) {
-	t.Helper()
-	type result struct {
-		v   T
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		v, err := lookup()
-		done <- result{v, err}
-	}()
-	select {
-	case r := <-done:
-		return r.v, r.err
-	case <-time.After(hangBound):
-		t.Fatalf("lookup still running after %s: unbounded", hangBound)
-		panic("unreachable")
-	}
-}
-
 func TestTokenEndpointFailingIsRetriedOnce(t *testing.T) {
 	s := newFakeIMDS(t)
 	s.FailAlways(awstest.PathToken, fault(500))
-	_, err := within(t, func() (string, error) { return New(fastOptions(s.URL, 3)).MAC(t.Context()) })
+	_, err := awstest.Within(t, func() (string, error) { return New(fastOptions(s.URL, 3)).MAC(t.Context()) })
 	if err == nil || !strings.Contains(err.Error(), "imds meta-data/mac") || !strings.Contains(err.Error(), "API token") {
 		t.Fatalf("error = %v, want one naming the lookup and the token", err)
 	}
@@ -67,7 +40,7 @@ func TestSlowBodyIsBounded(t *testing.T) {
 			s.Trickle(tc.path, time.Hour) // headers at once, then one byte an hour
 			o := fastOptions(s.URL, 2)
 			o.RequestTimeout = 100 * time.Millisecond
-			_, err := within(t, func() (struct{}, error) { return struct{}{}, tc.call(New(o)) })
+			_, err := awstest.Within(t, func() (struct{}, error) { return struct{}{}, tc.call(New(o)) })
 			if err == nil {
 				t.Fatal("lookup succeeded against a stalled body")
 			}
@@ -88,7 +61,7 @@ func TestHangingIMDSIsBounded(t *testing.T) {
 	s.Hang("meta-data/mac")
 	o := fastOptions(s.URL, 2)
 	o.RequestTimeout = 100 * time.Millisecond
-	_, err := within(t, func() (string, error) { return New(o).MAC(t.Context()) })
+	_, err := awstest.Within(t, func() (string, error) { return New(o).MAC(t.Context()) })
 	if err == nil || !strings.Contains(err.Error(), "imds meta-data/mac: gave up after 2 attempts") {
 		t.Fatalf("error = %v, want the lookup to give up after its 2 attempts", err)
 	}
@@ -99,7 +72,7 @@ func TestLookupDeadline(t *testing.T) {
 	s.FailAlways("meta-data/mac", fault(503))
 	o := fastOptions(s.URL, 1_000_000) // only the deadline ends this lookup
 	o.LookupTimeout = 200 * time.Millisecond
-	_, err := within(t, func() (string, error) { return New(o).MAC(t.Context()) })
+	_, err := awstest.Within(t, func() (string, error) { return New(o).MAC(t.Context()) })
 	if err == nil || !strings.Contains(err.Error(), "imds meta-data/mac: no answer within 200ms") {
 		t.Fatalf("error = %v, want the lookup's deadline named", err)
 	}
@@ -111,7 +84,7 @@ func TestLookupDeadline(t *testing.T) {
 func TestBodySizeIsCapped(t *testing.T) {
 	s := newFakeIMDS(t)
 	s.Set(awstest.PathUserData, strings.Repeat("x", MaxBodySize+1))
-	_, err := within(t, func() ([]byte, error) { return New(fastOptions(s.URL, 3)).UserData(t.Context()) })
+	_, err := awstest.Within(t, func() ([]byte, error) { return New(fastOptions(s.URL, 3)).UserData(t.Context()) })
 	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "imds user-data") {
 		t.Fatalf("error = %v, want ErrTooLarge naming user-data", err)
 	}

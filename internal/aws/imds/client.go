@@ -182,10 +182,7 @@ func (c *Client) lookupError(ctx context.Context, path string, err error) error 
 	if errors.Is(context.Cause(ctx), errLookupDeadline) {
 		return fmt.Errorf("imds %s: no answer within %s: %w", path, c.lookupTimeout, err)
 	}
-	if n := awsconfig.Attempts(err); n > 0 {
-		return fmt.Errorf("imds %s: gave up after %d attempts: %w", path, n, err)
-	}
-	return fmt.Errorf("imds %s: %w", path, err)
+	return awsconfig.CallError("imds "+path, err)
 }
 
 // splitLines returns the non-empty, trimmed lines of a list-valued answer.
