@@ -10,6 +10,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/eks v1.74.2
 	github.com/aws/smithy-go v1.23.0
 	github.com/coreos/go-systemd/v22 v22.5.0
+	github.com/cyphar/filepath-securejoin v0.4.1
 	github.com/go-logr/logr v1.4.2
 	github.com/google/cel-go v0.26.0
 	github.com/pelletier/go-toml/v2 v2.2.4
@@ -17,6 +18,7 @@ require (
 	github.com/prometheus/client_model v0.6.1
 	github.com/spf13/pflag v1.0.6
 	golang.org/x/net v0.38.0
+	golang.org/x/sys v0.31.0
 	k8s.io/api v0.34.4
 	k8s.io/apimachinery v0.34.4
 	k8s.io/client-go v0.34.4
@@ -78,7 +80,6 @@ require (
 	golang.org/x/exp v0.0.0-20240719175910-8a7402abbf56 // indirect
 	golang.org/x/oauth2 v0.27.0 // indirect
 	golang.org/x/sync v0.12.0 // indirect
-	golang.org/x/sys v0.31.0 // indirect
 	golang.org/x/term v0.30.0 // indirect
 	golang.org/x/text v0.23.0 // indirect
 	golang.org/x/time v0.9.0 // indirect

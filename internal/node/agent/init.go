@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -59,6 +58,9 @@ func (a *Agent) Init(ctx context.Context, o InitOptions) error {
 	return nil
 }
 
+// maxHostsSize bounds the /etc/hosts read for Outposts pinning.
+const maxHostsSize = 1 << 20
+
 func (a *Agent) hostInputs(cfg hub.NodeConfig) HostInputs {
 	var hi HostInputs
 	bin := a.CredentialProviderBin
@@ -66,9 +68,7 @@ func (a *Agent) hostInputs(cfg hub.NodeConfig) HostInputs {
 		bin = host.CredentialProviderBin
 	}
 	if len(cfg.Status.APIServerIPs) > 0 { // only Outposts pinning edits /etc/hosts
-		if p, err := (apply.Writer{Root: a.Root}).Path(system.HostsPath); err == nil {
-			hi.EtcHosts, _ = os.ReadFile(p)
-		}
+		hi.EtcHosts, _ = a.readFile(system.HostsPath, maxHostsSize)
 	}
 	if a.Probe.Exists(bin) {
 		hi.CredentialProviderBin = bin
