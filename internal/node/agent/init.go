@@ -38,6 +38,9 @@ func (a *Agent) Init(ctx context.Context, o InitOptions) error {
 	for _, w := range plan.MaxPods.Warnings {
 		a.Log.Warn("max pods: " + w)
 	}
+	for _, w := range plan.Warnings {
+		a.Log.Warn(w)
+	}
 	configure := !o.SkipConfig || res.Changed
 	if o.SkipConfig && res.Changed {
 		a.Log.Info("config changed since the config phase (new drop-ins?); configuring again")
