@@ -1,0 +1,128 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/inroot"
+)
+
+// syncBuffer is a log sink safe for concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestConfigPhaseHoldsTheRootLock: while another run holds the root's lock,
+// the config phase waits (and says so) instead of writing alongside it.
+func TestConfigPhaseHoldsTheRootLock(t *testing.T) {
+	root := t.TempDir()
+	a, _, _ := newTestAgent(t, root, readCase(t, "minimal"), loadCase(t, "testdata/cases/minimal"))
+	var log syncBuffer
+	a.Log = slog.New(slog.NewTextHandler(&log, nil))
+	other, err := inroot.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	unlock, err := other.Lock(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	err = a.Init(ctx, initOpts())
+	if err == nil || !strings.Contains(err.Error(), "another nodeboot run") {
+		t.Fatalf("Init while another run holds the lock = %v, want it to wait and then name the other run", err)
+	}
+	if !strings.Contains(log.String(), "waiting") {
+		t.Errorf("the wait was not logged:\n%s", log.String())
+	}
+	if files := writtenFiles(t, root); len(files) > 1 { // the rejection note only
+		t.Errorf("files written without the lock: %v", names(files))
+	}
+	unlock()
+	if err := a.Init(t.Context(), initOpts()); err != nil {
+		t.Fatalf("Init once the lock is free: %v", err)
+	}
+}
+
+// TestRejectedConfigPhaseIsRecorded: a config phase that fails leaves a
+// note saying why (the bootstrap.sh shim refuses to start the node then);
+// the next config phase that succeeds removes it.
+func TestRejectedConfigPhaseIsRecorded(t *testing.T) {
+	bad := []byte("apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: x\n    nmae: typo\n")
+	root := t.TempDir()
+	a, md, _ := newTestAgent(t, root, bad, loadCase(t, "testdata/cases/minimal"))
+	if _, err := a.Rejection(); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Rejection before any run = %v, want none", err)
+	}
+	err := a.Init(t.Context(), initOpts())
+	if !errors.Is(err, diag.ErrInvalidConfig) {
+		t.Fatalf("Init = %v, want ErrInvalidConfig", err)
+	}
+	reason, err := a.Rejection()
+	if err != nil || !strings.Contains(reason, "spec.cluster.nmae") {
+		t.Fatalf("Rejection = %q, %v; want the reason naming the field", reason, err)
+	}
+	files := writtenFiles(t, root)
+	if len(files) != 1 || files[strings.TrimPrefix(RejectionPath, "/")] == nil {
+		t.Errorf("files written on invalid input: %v, want only %s", names(files), RejectionPath)
+	}
+
+	md.userData = readCase(t, "minimal")
+	if err := a.Init(t.Context(), initOpts()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Rejection(); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Rejection after a good config phase = %v, want none", err)
+	}
+}
+
+// TestOutpostsHostsWarningsAreLogged: a damaged nodeboot block in /etc/hosts
+// is kept whole and reported, not silently truncated.
+func TestOutpostsHostsWarningsAreLogged(t *testing.T) {
+	root := t.TempDir()
+	a, _, _ := newTestAgent(t, root, readCase(t, "outposts"), loadCase(t, "testdata/cases/outposts"))
+	var log syncBuffer
+	a.Log = slog.New(slog.NewTextHandler(&log, nil))
+	hosts := "127.0.0.1 localhost\n# BEGIN nodeboot: API server pinned for Outposts (do not edit)\n192.168.0.7 db\n"
+	if err := os.MkdirAll(filepath.Join(root, "etc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "etc/hosts"), []byte(hosts), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Init(t.Context(), initOpts()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(root, "etc/hosts"))
+	if err != nil || !strings.HasPrefix(string(got), hosts) {
+		t.Fatalf("/etc/hosts lost lines:\n%s", got)
+	}
+	if !strings.Contains(log.String(), "/etc/hosts line 2") {
+		t.Errorf("no warning about the damaged block:\n%s", log.String())
+	}
+}
+
