@@ -76,19 +76,21 @@ func dispatch(ctx context.Context, inv Invocation, env Env, log *slog.Logger) er
 		_, err := io.WriteString(env.Stdout, Usage)
 		return err
 	case CmdConfigCheck:
-		return check(ctx, inv, env, log)
+		return withDeadline(ctx, inv, func(ctx context.Context) error { return check(ctx, inv, env, log) })
 	case CmdConfigDump:
-		return dump(ctx, inv, env, log)
+		return withDeadline(ctx, inv, func(ctx context.Context) error { return dump(ctx, inv, env, log) })
 	case CmdConvert:
 		return runConvert(inv, env, env.Stdin)
 	case CmdBootstrapSh:
-		return runBootstrapSh(ctx, inv, env, log)
+		return withDeadline(ctx, inv, func(ctx context.Context) error { return runBootstrapSh(ctx, inv, env, log) })
 	case CmdInit:
 		a := newAgent(inv, env, log)
-		return a.Init(ctx, agent.InitOptions{
-			Sources: inv.Sources, CachePath: inv.Cache,
-			SkipConfig: inv.Skips(PhaseConfig), SkipRun: inv.Skips(PhaseRun),
-			Scope: agent.Scope{Containerd: inv.WantsDaemon("containerd"), Kubelet: inv.WantsDaemon("kubelet")},
+		return withDeadline(ctx, inv, func(ctx context.Context) error {
+			return a.Init(ctx, agent.InitOptions{
+				Sources: inv.Sources, CachePath: inv.Cache,
+				SkipConfig: inv.Skips(PhaseConfig), SkipRun: inv.Skips(PhaseRun),
+				Scope: agent.Scope{Containerd: inv.WantsDaemon("containerd"), Kubelet: inv.WantsDaemon("kubelet")},
+			})
 		})
 	}
 	return fmt.Errorf("%w: unhandled command %q", ErrUsage, inv.Command)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -59,6 +60,9 @@ type Invocation struct {
 	To, From string
 	// Strict makes convert fail when a setting cannot be expressed.
 	Strict bool
+	// Timeout bounds the whole run (init, bootstrap-sh, config check and
+	// dump); 0 means DefaultTimeout.
+	Timeout time.Duration
 }
 
 // Skips reports whether phase was skipped.
@@ -106,6 +110,18 @@ func addCommon(fs *pflag.FlagSet, inv *Invocation) {
 	fs.StringVar(&inv.Root, "root", "/", "directory every path is taken under")
 	fs.BoolVarP(&inv.Verbose, "verbose", "v", false, "debug logging")
 	fs.Bool("development", false, "alias of --verbose (nodeadm compatibility)")
+	addTimeout(fs, inv)
+}
+
+func addTimeout(fs *pflag.FlagSet, inv *Invocation) {
+	fs.DurationVar(&inv.Timeout, "timeout", DefaultTimeout, "give up (exit 1, naming what was being waited for) after this long")
+}
+
+func checkTimeout(inv Invocation) error {
+	if inv.Timeout <= 0 {
+		return fmt.Errorf("%w: --timeout must be positive, got %s", ErrUsage, inv.Timeout)
+	}
+	return nil
 }
 
 func finish(fs *pflag.FlagSet, inv *Invocation, args []string) error {
@@ -129,7 +145,7 @@ func finish(fs *pflag.FlagSet, inv *Invocation, args []string) error {
 	if inv.Root == "" {
 		return fmt.Errorf("%w: --root must not be empty", ErrUsage)
 	}
-	return nil
+	return checkTimeout(*inv)
 }
 
 func parseInit(args []string) (Invocation, error) {
@@ -236,27 +252,31 @@ func parseBootstrapSh(args []string) (Invocation, error) {
 	fs.StringArrayVarP(&inv.Skip, "skip", "s", nil, "phase to skip: config or run")
 	fs.BoolVarP(&inv.Verbose, "verbose", "v", false, "debug logging")
 	fs.StringVar(&inv.Cache, "config-cache", "", "cache of the resolved config")
+	addTimeout(fs, &inv)
 	if err := fs.Parse(args[:sep]); err != nil || fs.NArg() > 0 {
 		return inv, fmt.Errorf("%w: bootstrap-sh options before --: %v %v", ErrUsage, err, fs.Args())
 	}
 	inv.Args = args[sep+1:]
-	return inv, nil
+	return inv, checkTimeout(inv)
 }
 
 // Usage is the help text.
 const Usage = `nodeboot — turns EC2 user data into a configured Kubernetes node.
 
 Usage:
-  nodeboot init   [-c|--config-source URI]... [--config-cache PATH] [-s|--skip config|run]... [-d|--daemon NAME]... [--root DIR]
-  nodeboot config check [-c URI]... [--root DIR] [-o text|json]
-  nodeboot config dump  [-c URI]... [--root DIR] [-o yaml|json]
+  nodeboot init   [-c|--config-source URI]... [--config-cache PATH] [-s|--skip config|run]... [-d|--daemon NAME]... [--root DIR] [--timeout 5m]
+  nodeboot config check [-c URI]... [--root DIR] [-o text|json] [--timeout 5m]
+  nodeboot config dump  [-c URI]... [--root DIR] [-o yaml|json] [--timeout 5m]
   nodeboot convert --to nodeconfig|bootstrap-sh|bottlerocket|windows [--from auto] [--strict] FILE
-  nodeboot bootstrap-sh [--root DIR] [--skip run] -- CLUSTER [bootstrap.sh flags...]
+  nodeboot bootstrap-sh [--root DIR] [--skip run] [--timeout 5m] -- CLUSTER [bootstrap.sh flags...]
   nodeboot version
 
 Config sources (merged in order, later wins): imds://user-data (default),
 file:///path (a file: MIME or YAML/JSON, base64 and gzip detected; a
 directory: *.yaml, *.yml, *.json drop-ins in lexical order).
+
+--timeout bounds the whole run; every network wait has its own, shorter
+bound as well (docs/failure-bounds.md).
 
 Exit codes: 0 ok, 1 error, 2 usage.
 `
