@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/nodeboot/nodeboot/internal/node/host"
 	"github.com/nodeboot/nodeboot/internal/node/service"
@@ -31,4 +32,8 @@ type Agent struct {
 	// Setenv exports spec.instance.environment.default into the agent's own
 	// environment before AWS calls, so proxies apply (nodeadm parity).
 	Setenv func(key, value string) error
+
+	// pinLookupTimeout bounds one resolution of the Outposts API server
+	// host; 0 means 5 s (tests shorten it).
+	pinLookupTimeout time.Duration
 }

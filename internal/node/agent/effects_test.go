@@ -14,6 +14,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/inroot"
+	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
 // syncBuffer is a log sink safe for concurrent writes.
@@ -126,3 +127,23 @@ func TestOutpostsHostsWarningsAreLogged(t *testing.T) {
 	}
 }
 
+// TestOutpostsPinningIsBounded: a resolver that never answers costs each
+// attempt its timeout, and the run fails naming the host.
+func TestOutpostsPinningIsBounded(t *testing.T) {
+	root := t.TempDir()
+	a, _, _ := newTestAgent(t, root, readCase(t, "outposts"), loadCase(t, "testdata/cases/outposts"))
+	calls := 0
+	a.LookupHost = func(ctx context.Context, host string) ([]string, error) {
+		calls++
+		<-ctx.Done() // a resolver that never answers
+		return nil, ctx.Err()
+	}
+	a.pinLookupTimeout = 10 * time.Millisecond
+	_, err := awstest.Within(t, func() (struct{}, error) { return struct{}{}, a.Init(t.Context(), initOpts()) })
+	if err == nil || !strings.Contains(err.Error(), "resolve the Outposts API server") {
+		t.Fatalf("error = %v, want the pinning to give up naming the host", err)
+	}
+	if calls != pinAttempts {
+		t.Errorf("lookups = %d, want %d", calls, pinAttempts)
+	}
+}
