@@ -14,6 +14,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/testing/aemmtest"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/nodetest"
 )
 
 // binary is the nodeboot executable built once for the process tests.
@@ -35,23 +36,7 @@ func TestMain(m *testing.M) {
 }
 
 // fakeMachine writes the host files an AL2023 AMI has under root.
-func fakeMachine(t testing.TB, root string) {
-	t.Helper()
-	for p, data := range map[string]string{
-		"etc/eks/kubelet-version.txt":    "v1.34.4\n",
-		"etc/eks/containerd-version.txt": "1.7.27\n",
-		"sys/devices/system/cpu/online":  "0-1\n",
-		"proc/meminfo":                   "MemTotal:        8010000 kB\n",
-	} {
-		full := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+func fakeMachine(t testing.TB, root string) { nodetest.FakeMachine(t, root) }
 
 type result struct {
 	code           int

@@ -32,6 +32,7 @@ func (t *txn) commit(beforeStep func(int, string) error) error {
 		if err != nil {
 			return t.abort(s, err)
 		}
+		failpoint(i + 1)
 	}
 	for _, d := range t.dirs {
 		_ = d.Sync()
