@@ -26,7 +26,7 @@ func withDeadline(ctx context.Context, inv Invocation, f func(context.Context) e
 	defer cancel()
 	err := f(ctx)
 	if err != nil && errors.Is(context.Cause(ctx), errTimedOut) {
-		return fmt.Errorf("%s did not finish within --timeout %s; it was waiting for: %w", inv.Command, inv.timeout(), err)
+		return fmt.Errorf("%s did not finish within --timeout %s: %w", inv.Command, inv.timeout(), err)
 	}
 	return err
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/config/hub"
 	"github.com/nodeboot/nodeboot/internal/inroot"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
@@ -145,5 +146,32 @@ func TestOutpostsPinningIsBounded(t *testing.T) {
 	}
 	if calls != pinAttempts {
 		t.Errorf("lookups = %d, want %d", calls, pinAttempts)
+	}
+}
+
+// blockingCloud answers like fakeCloud but never answers
+// DescribeInstanceTypes before the context ends.
+type blockingCloud struct{ *fakeCloud }
+
+func (c blockingCloud) InstanceTypeLimits(ctx context.Context, _ string) (hub.NetworkLimits, error) {
+	<-ctx.Done()
+	return hub.NetworkLimits{}, ctx.Err()
+}
+
+// TestNothingIsWrittenAfterTheDeadline: a lookup whose failure is only a
+// warning (ENI limits fall back to a default) must not let the run go on to
+// write files once the run's deadline has passed.
+func TestNothingIsWrittenAfterTheDeadline(t *testing.T) {
+	root := t.TempDir()
+	a, _, cloud := newTestAgent(t, root, readCase(t, "unknown-instance-type"), loadCase(t, "testdata/cases/unknown-instance-type"))
+	a.Cloud = func(context.Context, hub.InstanceStatus) (Cloud, error) { return blockingCloud{cloud}, nil }
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	err := a.Init(ctx, initOpts())
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Init = %v, want the deadline", err)
+	}
+	if files := writtenFiles(t, root); len(files) != 1 || files[strings.TrimPrefix(RejectionPath, "/")] == nil {
+		t.Errorf("files written after the deadline: %v", names(files))
 	}
 }

@@ -83,6 +83,11 @@ func (a *Agent) configPhase(ctx context.Context, o InitOptions, start time.Time)
 		a.Log.Info("config changed since the config phase (new drop-ins?); configuring again")
 	}
 	if configure {
+		// A lookup whose failure is only a warning may have run into the
+		// deadline: past it, nothing is written.
+		if err := ctx.Err(); err != nil {
+			return Plan{}, fmt.Errorf("not writing the node's files: %w", err)
+		}
 		if err := a.configure(ctx, plan, res, o.CachePath); err != nil {
 			return Plan{}, err
 		}
