@@ -131,12 +131,18 @@ func start(t *testing.T, env []string, args ...string) *proc {
 // awstest.HangBound is killed and fails the test (a hang).
 func (p *proc) wait(t *testing.T) outcome {
 	t.Helper()
+	return p.waitWithin(t, awstest.HangBound)
+}
+
+// waitWithin is wait with another hang bound.
+func (p *proc) waitWithin(t *testing.T, bound time.Duration) outcome {
+	t.Helper()
 	select {
 	case <-p.done:
-	case <-time.After(awstest.HangBound):
+	case <-time.After(bound):
 		_ = p.cmd.Process.Kill()
 		<-p.done
-		t.Fatalf("nodeboot %s still running after %s: unbounded\n%s", strings.Join(p.cmd.Args[1:], " "), awstest.HangBound, p.stderr.String())
+		t.Fatalf("nodeboot %s still running after %s: unbounded\n%s", strings.Join(p.cmd.Args[1:], " "), bound, p.stderr.String())
 	}
 	o := outcome{stdout: p.stdout.String(), stderr: p.stderr.String(), took: p.took}
 	var exit *exec.ExitError
