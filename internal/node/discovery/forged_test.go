@@ -170,3 +170,25 @@ func TestForgedClusterInfo(t *testing.T) {
 		}
 	})
 }
+
+// FuzzClusterInfoKubeconfig: whatever a server puts in cluster-info, the
+// kubeconfig parser and the pin filter return an error or CA data, and the
+// filter only ever returns pinned certificates.
+func FuzzClusterInfoKubeconfig(f *testing.F) {
+	f.Add(kubeconfig("https://x", []byte("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")))
+	f.Add("apiVersion: v1\nclusters:\n- name: a\n  cluster: {certificate-authority-data: eA==}\n- name: a\n")
+	f.Add("clusters: {}")
+	f.Fuzz(func(t *testing.T, kc string) {
+		ca, err := caFromKubeconfig(kc)
+		if err != nil {
+			if !errors.Is(err, ErrBadClusterInfo) {
+				t.Fatalf("error %v is not ErrBadClusterInfo", err)
+			}
+			return
+		}
+		pinned, err := PinnedCertificates(ca, []string{"sha256:" + strings.Repeat("0", 64)})
+		if err == nil {
+			t.Fatalf("a certificate matched an impossible pin: %q", pinned)
+		}
+	})
+}

@@ -61,3 +61,28 @@ func TestPinnedHostsKeepsLinesItDidNotWrite(t *testing.T) {
 		})
 	}
 }
+
+// FuzzPinnedHosts: whatever /etc/hosts holds, every line outside a whole
+// nodeboot block is kept, in order, and the new block is there once.
+func FuzzPinnedHosts(f *testing.F) {
+	f.Add("127.0.0.1 localhost\n" + hostsBegin + "\n10.0.0.9\tapi\n" + hostsEnd + "\n")
+	f.Add(hostsBegin + "\n192.168.0.7 db\n")
+	f.Add(hostsEnd + "\r\n" + hostsBegin + "\r\n" + hostsBegin)
+	f.Fuzz(func(t *testing.T, existing string) {
+		got, _ := PinnedHosts([]byte(existing), "api.example.com", []string{"10.0.0.1"})
+		drop, _ := ownBlocks(strings.SplitAfter(existing, "\n"))
+		var kept strings.Builder
+		for i, line := range strings.SplitAfter(existing, "\n") {
+			if !drop[i] {
+				kept.WriteString(line)
+			}
+		}
+		if !strings.HasPrefix(string(got), kept.String()) {
+			t.Fatalf("lines outside nodeboot blocks were changed:\n%q\nfrom\n%q", got, existing)
+		}
+		block := hostsBegin + "\n10.0.0.1\tapi.example.com\n" + hostsEnd + "\n"
+		if !strings.HasSuffix(string(got), block) {
+			t.Fatalf("no pinned block at the end:\n%q", got)
+		}
+	})
+}
