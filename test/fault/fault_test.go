@@ -10,6 +10,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/testing/aemmtest"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/nodetest"
 )
 
 // TestFaultSuite runs every fault; see the package documentation.
@@ -113,7 +114,7 @@ func writeFaults(t *testing.T, w *world) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			countFault()
-			requireRoot(t)
+			nodetest.RequireRoot(t)
 			root := w.rootWithA(t)
 			// The file mounted over the target holds what the target holds,
 			// so the set before the run is A's, whole.
@@ -121,7 +122,7 @@ func writeFaults(t *testing.T, w *world) {
 			if err := os.WriteFile(src, []byte(w.setA[tc.target]), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			bindMount(t, src, filepath.Join(root, tc.target))
+			nodetest.BindMount(t, src, filepath.Join(root, tc.target))
 			setSource(t, root, w.b)
 			o := run(t, w.env(t, w.ec2(t).URL), 1, initArgs(root)...)
 			says(t, o, "/"+tc.target+": is a mount point")

@@ -1,7 +1,6 @@
 package fault
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/nodetest"
 )
 
 // binary is nodeboot built with -tags faultinject.
@@ -98,8 +98,8 @@ type outcome struct {
 // proc is a running nodeboot.
 type proc struct {
 	cmd    *exec.Cmd
-	stdout syncBuffer
-	stderr syncBuffer
+	stdout nodetest.SyncBuffer
+	stderr nodetest.SyncBuffer
 	start  time.Time
 	done   chan struct{} // closed when the process ended
 	err    error         // of Wait, once done
@@ -187,22 +187,4 @@ func run(t *testing.T, env []string, wantCode int, args ...string) outcome {
 		t.Fatalf("nodeboot %s: exit %d, want %d\n%s", strings.Join(args, " "), o.code, wantCode, o.stderr)
 	}
 	return o
-}
-
-// syncBuffer is an output sink safe to read while the process writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nodeboot/nodeboot/internal/testing/nodetest"
 )
 
 const shim = "../../packaging/rootfs/etc/eks/bootstrap.sh"
@@ -18,7 +20,7 @@ const shim = "../../packaging/rootfs/etc/eks/bootstrap.sh"
 // the node from its arguments alone and print the recorded reason; so must
 // `nodeboot bootstrap-sh`.
 func bootstrapShRefuses(t *testing.T, w *world) {
-	requireRoot(t)
+	nodetest.RequireRoot(t)
 	countInput("rejected NodeConfig with a bootstrap.sh part")
 	root := w.root(t, []byte("apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: c\n    nmae: typo\n"))
 	env := w.env(t, w.ec2(t).URL)

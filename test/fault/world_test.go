@@ -3,7 +3,6 @@ package fault
 import (
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -214,34 +213,4 @@ func says(t *testing.T, o outcome, want ...string) {
 			t.Errorf("message lacks %q:\n%s", w, o.stderr)
 		}
 	}
-}
-
-// bindMount mounts src over dst until the test ends; the test is skipped
-// where mounts are impossible (not root), unless the e2e environment is
-// required (CI runs as root).
-func bindMount(t *testing.T, src, dst string) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		requireRoot(t)
-	}
-	if out, err := exec.Command("mount", "--bind", src, dst).CombinedOutput(); err != nil {
-		t.Fatalf("mount --bind: %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dst).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dst, err, out)
-		}
-	})
-}
-
-// requireRoot skips a scenario that needs root, or fails it in CI.
-func requireRoot(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() == 0 {
-		return
-	}
-	if os.Getenv(aemmtest.EnvRequireE2E) != "" {
-		t.Fatal("this fault needs root (bind mounts, mount namespaces)")
-	}
-	t.Skip("this fault needs root (bind mounts, mount namespaces)")
 }

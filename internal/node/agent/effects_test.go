@@ -1,14 +1,12 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,32 +14,15 @@ import (
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 	"github.com/nodeboot/nodeboot/internal/inroot"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/nodetest"
 )
-
-// syncBuffer is a log sink safe for concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestConfigPhaseHoldsTheRootLock: while another run holds the root's lock,
 // the config phase waits (and says so) instead of writing alongside it.
 func TestConfigPhaseHoldsTheRootLock(t *testing.T) {
 	root := t.TempDir()
 	a, _, _ := newTestAgent(t, root, readCase(t, "minimal"), loadCase(t, "testdata/cases/minimal"))
-	var log syncBuffer
+	var log nodetest.SyncBuffer
 	a.Log = slog.New(slog.NewTextHandler(&log, nil))
 	other, err := inroot.Open(root)
 	if err != nil {
@@ -107,7 +88,7 @@ func TestRejectedConfigPhaseIsRecorded(t *testing.T) {
 func TestOutpostsHostsWarningsAreLogged(t *testing.T) {
 	root := t.TempDir()
 	a, _, _ := newTestAgent(t, root, readCase(t, "outposts"), loadCase(t, "testdata/cases/outposts"))
-	var log syncBuffer
+	var log nodetest.SyncBuffer
 	a.Log = slog.New(slog.NewTextHandler(&log, nil))
 	hosts := "127.0.0.1 localhost\n# BEGIN nodeboot: API server pinned for Outposts (do not edit)\n192.168.0.7 db\n"
 	if err := os.MkdirAll(filepath.Join(root, "etc"), 0o755); err != nil {

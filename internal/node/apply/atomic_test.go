@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/node/render"
+	"github.com/nodeboot/nodeboot/internal/testing/nodetest"
 )
 
 // set renders the files of one configuration generation.
@@ -119,23 +119,6 @@ func TestUndeletableStaleFileChangesNothing(t *testing.T) {
 	sameTree(t, "root after the refused apply", tree(t, root), before)
 }
 
-// bindMount mounts src over dst until the test ends; it skips the test
-// when mounts are not possible (not root).
-func bindMount(t *testing.T, src, dst string) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("bind mounts need root")
-	}
-	if out, err := exec.Command("mount", "--bind", src, dst).CombinedOutput(); err != nil {
-		t.Skipf("mount --bind: %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dst).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dst, err, out)
-		}
-	})
-}
-
 func TestBindMountedTargetChangesNothing(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -151,7 +134,7 @@ func TestBindMountedTargetChangesNothing(t *testing.T) {
 			if err := os.WriteFile(src, []byte("mounted\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			bindMount(t, src, filepath.Join(root, "etc/kubernetes/d"))
+			nodetest.BindMount(t, src, filepath.Join(root, "etc/kubernetes/d"))
 			before := tree(t, root)
 			_, err := (Writer{Root: root}).Apply(tc.files, tc.absent)
 			if err == nil || !strings.Contains(err.Error(), "/etc/kubernetes/d") || !strings.Contains(err.Error(), "mount") {
