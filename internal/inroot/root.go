@@ -98,9 +98,13 @@ func (r *Root) MkdirAll(nodePath string, perm os.FileMode) (*Dir, error) {
 	if err != nil && !errors.Is(err, unix.EEXIST) {
 		return nil, pathError("mkdir", nodePath, err)
 	}
-	// Opened again from the root: if the name now is a symbolic link (a
-	// race with another writer), it is resolved inside the root as well.
-	return r.Dir(nodePath)
+	// Opened again from the root: if the name is a symbolic link, it is
+	// resolved inside the root as well.
+	d, err = r.Dir(nodePath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, pathError("mkdir", nodePath, errors.New("is a symbolic link to a directory that does not exist (inside the root)"))
+	}
+	return d, err
 }
 
 // Stat returns the file information of nodePath, following symbolic links

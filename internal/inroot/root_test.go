@@ -159,6 +159,19 @@ func TestReadFileRefusesWhatCouldBlockOrExhaust(t *testing.T) {
 	})
 }
 
+func TestMkdirAllThroughADanglingLink(t *testing.T) {
+	modes(t, func(t *testing.T) {
+		root := t.TempDir()
+		if err := os.Symlink("/data/kubelet", filepath.Join(root, "kubelet")); err != nil {
+			t.Fatal(err)
+		}
+		_, err := openRoot(t, root).MkdirAll("/kubelet/pki", 0o755)
+		if err == nil || !strings.Contains(err.Error(), "/kubelet: is a symbolic link to a directory that does not exist") {
+			t.Fatalf("MkdirAll = %v, want it to say the link dangles", err)
+		}
+	})
+}
+
 func TestDirOperations(t *testing.T) {
 	modes(t, func(t *testing.T) {
 		root := t.TempDir()
