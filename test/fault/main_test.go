@@ -53,7 +53,7 @@ type counts struct {
 func (c *counts) String() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return fmt.Sprintf("fault suite: %d inputs, %d faults, %d nodeboot runs of which %d rejections (exit 1 as required); "+
+	return fmt.Sprintf("fault suite: %d inputs, %d faults, %d runs (nodeboot, the bootstrap.sh shim) of which %d rejections (exit 1 as required); "+
 		"longest run %s (%s); peak RSS of any run %.1f MiB",
 		len(c.inputs), c.faults, c.runs, c.rejections, c.maxWait.Round(time.Millisecond), c.maxWaitOf, float64(c.peakRSSKiB)/1024)
 }
