@@ -249,7 +249,7 @@ func timeFaults(t *testing.T, w *world) {
 // waitForFile waits until path exists (a bound only catches a hang).
 func waitForFile(t *testing.T, path string) {
 	t.Helper()
-	deadline := time.Now().Add(awstest.HangBound)
+	deadline := time.Now().Add(hangBound)
 	for {
 		if _, err := os.Stat(path); err == nil {
 			return

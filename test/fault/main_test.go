@@ -12,12 +12,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodeboot/nodeboot/internal/testing/awstest"
+	"github.com/nodeboot/nodeboot/internal/cli"
 	"github.com/nodeboot/nodeboot/internal/testing/nodetest"
 )
 
 // binary is nodeboot built with -tags faultinject.
 var binary string
+
+// hangBound is how long the suite lets one nodeboot process run before
+// calling it a hang. Every run ends by its own --timeout (5 min by default,
+// 10 s where a test sets it) long before: the bound only catches a process
+// that ignores its deadline, never a slow one on a loaded machine.
+const hangBound = 2 * cli.DefaultTimeout
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "nodeboot-fault-")
@@ -128,10 +134,10 @@ func start(t *testing.T, env []string, args ...string) *proc {
 }
 
 // wait returns how the process ended; a process still running after
-// awstest.HangBound is killed and fails the test (a hang).
+// hangBound is killed and fails the test (a hang).
 func (p *proc) wait(t *testing.T) outcome {
 	t.Helper()
-	return p.waitWithin(t, awstest.HangBound)
+	return p.waitWithin(t, hangBound)
 }
 
 // waitWithin is wait with another hang bound.
@@ -160,10 +166,10 @@ func (p *proc) waitWithin(t *testing.T, bound time.Duration) outcome {
 
 // waitFor waits until the process's stderr contains s; it fails the test
 // when the process ends without saying it (or, a hang, after
-// awstest.HangBound).
+// hangBound).
 func (p *proc) waitFor(t *testing.T, s string) {
 	t.Helper()
-	deadline := time.After(awstest.HangBound)
+	deadline := time.After(hangBound)
 	for !strings.Contains(p.stderr.String(), s) {
 		select {
 		case <-p.done:
@@ -171,7 +177,7 @@ func (p *proc) waitFor(t *testing.T, s string) {
 				t.Fatalf("nodeboot ended without saying %q:\n%s", s, p.stderr.String())
 			}
 		case <-deadline:
-			t.Fatalf("nodeboot did not say %q within %s:\n%s", s, awstest.HangBound, p.stderr.String())
+			t.Fatalf("nodeboot did not say %q within %s:\n%s", s, hangBound, p.stderr.String())
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
