@@ -29,33 +29,37 @@ func (c *Client) PrivateDNSName(ctx context.Context, instanceID string) (string,
 	defer cancel()
 	backoff := awsconfig.FullJitter{BaseDelay: c.wait.BaseDelay, MaxDelay: c.wait.MaxDelay}
 	start := time.Now()
+	answered := false // some call said "no name yet" (empty, or not yet visible)
 	for poll := 1; ; poll++ {
 		name, err := c.describeName(ctx, instanceID)
 		switch {
 		case name != "":
 			return name, nil
-		case err != nil && ctx.Err() == nil && errorCode(err) != "InvalidInstanceID.NotFound":
+		case err == nil || errorCode(err) == "InvalidInstanceID.NotFound":
+			answered = true
+		case ctx.Err() == nil:
 			return "", err
 		}
 		// Here the name is empty, the instance not yet visible, or the
 		// deadline interrupted the call (then err says how).
 		if serr := sleep(ctx, backoff.Delay(poll)); serr != nil {
-			return "", waitError(ctx, instanceID, poll, time.Since(start), interrupted(ctx, err))
+			return "", waitError(ctx, instanceID, poll, time.Since(start), unanswered(answered, err))
 		}
 	}
 }
 
-// interrupted returns err when ctx ended during the call that returned it.
-func interrupted(ctx context.Context, err error) error {
-	if ctx.Err() == nil {
+// unanswered returns err, the failure of the last call, when no call of the
+// wait answered; once one did, the wait ended for want of a name.
+func unanswered(answered bool, err error) error {
+	if answered {
 		return nil
 	}
 	return err
 }
 
 // waitError says why the name wait ended after polls calls: the caller's
-// context, or the wait's own deadline, and then whether the last call was
-// still without an answer (callErr) or the instance had no name.
+// context, or the wait's own deadline, and then whether no call answered
+// (callErr, the last call's failure) or the instance had no name.
 func waitError(ctx context.Context, instanceID string, polls int, waited time.Duration, callErr error) error {
 	if !errors.Is(context.Cause(ctx), errWaitExpired) {
 		return fmt.Errorf("ec2 DescribeInstances %s: %w", instanceID, ctx.Err())

