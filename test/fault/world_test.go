@@ -1,7 +1,6 @@
 package fault
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -130,37 +129,14 @@ func ignored(rel string) bool {
 func snapshot(t *testing.T, root string) files {
 	t.Helper()
 	out := files{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == root || d.IsDir() {
-			return err
+	for rel, v := range nodetest.Tree(t, root) {
+		if strings.HasSuffix(rel, "/") || ignored(rel) {
+			continue
 		}
-		rel, _ := filepath.Rel(root, p)
-		if ignored(rel) {
-			return nil
-		}
-		if inroot.IsTemp(d.Name()) {
+		if inroot.IsTemp(filepath.Base(rel)) {
 			t.Errorf("temporary file left: %s", rel)
 		}
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = "-> " + target
-		case d.Type().IsRegular():
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = string(b)
-		default:
-			out[rel] = d.Type().String()
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+		out[rel] = v
 	}
 	return out
 }

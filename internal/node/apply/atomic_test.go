@@ -3,7 +3,6 @@ package apply
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,35 +18,6 @@ func set(gen string, paths ...string) []render.File {
 	var out []render.File
 	for _, p := range paths {
 		out = append(out, render.File{Path: p, Mode: 0o644, Data: []byte(gen + " " + p + "\n")})
-	}
-	return out
-}
-
-// tree returns every entry under root with the content of regular files.
-func tree(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == root {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		switch {
-		case d.Type().IsRegular():
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = string(b)
-		case d.IsDir():
-			out[rel+"/"] = ""
-		default:
-			out[rel] = d.Type().String()
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return out
 }
@@ -80,7 +50,7 @@ func applied(t *testing.T) (string, map[string]string) {
 	if _, err := (Writer{Root: root}).Apply(set("old", paths...), nil); err != nil {
 		t.Fatal(err)
 	}
-	return root, tree(t, root)
+	return root, nodetest.Tree(t, root)
 }
 
 func TestDirectoryWhereAFileShouldBeChangesNothing(t *testing.T) {
@@ -93,12 +63,12 @@ func TestDirectoryWhereAFileShouldBeChangesNothing(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(last, "x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	before := tree(t, root)
+	before := nodetest.Tree(t, root)
 	_, err := (Writer{Root: root}).Apply(set("new", paths...), nil)
 	if err == nil || !strings.Contains(err.Error(), "/etc/kubernetes/d: is a directory") {
 		t.Fatalf("error = %v, want one saying /etc/kubernetes/d is a directory", err)
 	}
-	sameTree(t, "root after the refused apply", tree(t, root), before)
+	sameTree(t, "root after the refused apply", nodetest.Tree(t, root), before)
 }
 
 func TestUndeletableStaleFileChangesNothing(t *testing.T) {
@@ -111,12 +81,12 @@ func TestUndeletableStaleFileChangesNothing(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, "etc/kubernetes/d/x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	before := tree(t, root)
+	before := nodetest.Tree(t, root)
 	_, err := (Writer{Root: root}).Apply(set("new", paths[:3]...), []string{"/etc/kubernetes/d"})
 	if err == nil || !strings.Contains(err.Error(), "/etc/kubernetes/d: is a directory") {
 		t.Fatalf("error = %v, want one saying /etc/kubernetes/d is a directory", err)
 	}
-	sameTree(t, "root after the refused apply", tree(t, root), before)
+	sameTree(t, "root after the refused apply", nodetest.Tree(t, root), before)
 }
 
 func TestBindMountedTargetChangesNothing(t *testing.T) {
@@ -135,12 +105,12 @@ func TestBindMountedTargetChangesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			nodetest.BindMount(t, src, filepath.Join(root, "etc/kubernetes/d"))
-			before := tree(t, root)
+			before := nodetest.Tree(t, root)
 			_, err := (Writer{Root: root}).Apply(tc.files, tc.absent)
 			if err == nil || !strings.Contains(err.Error(), "/etc/kubernetes/d") || !strings.Contains(err.Error(), "mount") {
 				t.Fatalf("error = %v, want one naming /etc/kubernetes/d as a mount point", err)
 			}
-			sameTree(t, "root after the refused apply", tree(t, root), before)
+			sameTree(t, "root after the refused apply", nodetest.Tree(t, root), before)
 		})
 	}
 }
@@ -148,7 +118,7 @@ func TestBindMountedTargetChangesNothing(t *testing.T) {
 // noTemps fails when nodeboot temporary files remain under root.
 func noTemps(t *testing.T, root string) {
 	t.Helper()
-	for p := range tree(t, root) {
+	for p := range nodetest.Tree(t, root) {
 		if strings.Contains(filepath.Base(strings.TrimSuffix(p, "/")), ".nodeboot-") {
 			t.Errorf("temporary file left: %s", p)
 		}
@@ -177,7 +147,7 @@ func TestFailureAfterTheFirstRenameRestoresThePreviousSet(t *testing.T) {
 			if !errors.Is(err, errInjected) {
 				t.Fatalf("error = %v, want the injected failure", err)
 			}
-			sameTree(t, "root after the failed apply", tree(t, root), old)
+			sameTree(t, "root after the failed apply", nodetest.Tree(t, root), old)
 			noTemps(t, root)
 		})
 	}
@@ -208,7 +178,7 @@ func TestCrashDuringTheRenamesConverges(t *testing.T) {
 				t.Errorf("restored %v, want the 4 paths of the interrupted set", restored)
 			}
 			// Only temporary files may remain: the next Apply removes them.
-			got := tree(t, root)
+			got := nodetest.Tree(t, root)
 			for p := range got {
 				if strings.Contains(p, ".nodeboot-") {
 					delete(got, p)
@@ -223,7 +193,7 @@ func TestCrashDuringTheRenamesConverges(t *testing.T) {
 			for _, f := range set("new", paths[:3]...) {
 				want[strings.TrimPrefix(f.Path, "/")] = string(f.Data)
 			}
-			sameTree(t, "after a rerun with the new configuration", tree(t, root), want)
+			sameTree(t, "after a rerun with the new configuration", nodetest.Tree(t, root), want)
 		})
 	}
 }
@@ -238,5 +208,5 @@ func TestStaleTemporaryFilesAreRemoved(t *testing.T) {
 	if _, err := (Writer{Root: root}).Apply(set("old", paths...), nil); err != nil {
 		t.Fatal(err)
 	}
-	sameTree(t, "root after a rerun", tree(t, root), old)
+	sameTree(t, "root after a rerun", nodetest.Tree(t, root), old)
 }
