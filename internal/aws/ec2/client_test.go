@@ -156,6 +156,24 @@ func TestPrivateDNSNameWaitIsBounded(t *testing.T) {
 	}
 }
 
+// TestNameWaitEndingMidCallAfterAnAnswer: once a call has said that the
+// instance has no name yet, a wait whose deadline interrupts a later call
+// ended for want of a name, not for want of an answer.
+func TestNameWaitEndingMidCallAfterAnAnswer(t *testing.T) {
+	c, stub := newTestClient(t, 3, NameWait{Timeout: time.Second, BaseDelay: time.Millisecond, MaxDelay: 4 * time.Millisecond})
+	stub.AddInstance(awstest.Instance{ID: testInstanceID, EmptyNameCalls: -1})
+	go func() { // once the first call has begun (it answers), later calls hang
+		for stub.Calls(awstest.ActionDescribeInstances) == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		stub.Hang(awstest.ActionDescribeInstances)
+	}()
+	_, err := awstest.Within(t, func() (string, error) { return c.PrivateDNSName(t.Context(), testInstanceID) })
+	if !errors.Is(err, ErrNoPrivateDNSName) || !strings.Contains(err.Error(), "still no name after") {
+		t.Fatalf("error = %v, want ErrNoPrivateDNSName", err)
+	}
+}
+
 func TestPrivateDNSNameCallerCancellationIsNotATimeout(t *testing.T) {
 	c, stub := newTestClient(t, 3, fastWait)
 	stub.AddInstance(awstest.Instance{ID: testInstanceID, EmptyNameCalls: -1})
