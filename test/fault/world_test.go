@@ -129,8 +129,8 @@ func ignored(rel string) bool {
 func snapshot(t *testing.T, root string) files {
 	t.Helper()
 	out := files{}
-	for rel, v := range nodetest.Tree(t, root) {
-		if strings.HasSuffix(rel, "/") || ignored(rel) {
+	for rel, v := range nodetest.Tree(t, root, ignored) {
+		if strings.HasSuffix(rel, "/") {
 			continue
 		}
 		if inroot.IsTemp(filepath.Base(rel)) {

@@ -50,7 +50,7 @@ func applied(t *testing.T) (string, map[string]string) {
 	if _, err := (Writer{Root: root}).Apply(set("old", paths...), nil); err != nil {
 		t.Fatal(err)
 	}
-	return root, nodetest.Tree(t, root)
+	return root, nodetest.Tree(t, root, nil)
 }
 
 func TestDirectoryWhereAFileShouldBeChangesNothing(t *testing.T) {
@@ -63,12 +63,12 @@ func TestDirectoryWhereAFileShouldBeChangesNothing(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(last, "x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	before := nodetest.Tree(t, root)
+	before := nodetest.Tree(t, root, nil)
 	_, err := (Writer{Root: root}).Apply(set("new", paths...), nil)
 	if err == nil || !strings.Contains(err.Error(), "/etc/kubernetes/d: is a directory") {
 		t.Fatalf("error = %v, want one saying /etc/kubernetes/d is a directory", err)
 	}
-	sameTree(t, "root after the refused apply", nodetest.Tree(t, root), before)
+	sameTree(t, "root after the refused apply", nodetest.Tree(t, root, nil), before)
 }
 
 func TestUndeletableStaleFileChangesNothing(t *testing.T) {
@@ -81,12 +81,12 @@ func TestUndeletableStaleFileChangesNothing(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, "etc/kubernetes/d/x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	before := nodetest.Tree(t, root)
+	before := nodetest.Tree(t, root, nil)
 	_, err := (Writer{Root: root}).Apply(set("new", paths[:3]...), []string{"/etc/kubernetes/d"})
 	if err == nil || !strings.Contains(err.Error(), "/etc/kubernetes/d: is a directory") {
 		t.Fatalf("error = %v, want one saying /etc/kubernetes/d is a directory", err)
 	}
-	sameTree(t, "root after the refused apply", nodetest.Tree(t, root), before)
+	sameTree(t, "root after the refused apply", nodetest.Tree(t, root, nil), before)
 }
 
 func TestBindMountedTargetChangesNothing(t *testing.T) {
@@ -105,12 +105,12 @@ func TestBindMountedTargetChangesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			nodetest.BindMount(t, src, filepath.Join(root, "etc/kubernetes/d"))
-			before := nodetest.Tree(t, root)
+			before := nodetest.Tree(t, root, nil)
 			_, err := (Writer{Root: root}).Apply(tc.files, tc.absent)
 			if err == nil || !strings.Contains(err.Error(), "/etc/kubernetes/d") || !strings.Contains(err.Error(), "mount") {
 				t.Fatalf("error = %v, want one naming /etc/kubernetes/d as a mount point", err)
 			}
-			sameTree(t, "root after the refused apply", nodetest.Tree(t, root), before)
+			sameTree(t, "root after the refused apply", nodetest.Tree(t, root, nil), before)
 		})
 	}
 }
@@ -118,7 +118,7 @@ func TestBindMountedTargetChangesNothing(t *testing.T) {
 // noTemps fails when nodeboot temporary files remain under root.
 func noTemps(t *testing.T, root string) {
 	t.Helper()
-	for p := range nodetest.Tree(t, root) {
+	for p := range nodetest.Tree(t, root, nil) {
 		if strings.Contains(filepath.Base(strings.TrimSuffix(p, "/")), ".nodeboot-") {
 			t.Errorf("temporary file left: %s", p)
 		}
@@ -147,7 +147,7 @@ func TestFailureAfterTheFirstRenameRestoresThePreviousSet(t *testing.T) {
 			if !errors.Is(err, errInjected) {
 				t.Fatalf("error = %v, want the injected failure", err)
 			}
-			sameTree(t, "root after the failed apply", nodetest.Tree(t, root), old)
+			sameTree(t, "root after the failed apply", nodetest.Tree(t, root, nil), old)
 			noTemps(t, root)
 		})
 	}
@@ -178,7 +178,7 @@ func TestCrashDuringTheRenamesConverges(t *testing.T) {
 				t.Errorf("restored %v, want the 4 paths of the interrupted set", restored)
 			}
 			// Only temporary files may remain: the next Apply removes them.
-			got := nodetest.Tree(t, root)
+			got := nodetest.Tree(t, root, nil)
 			for p := range got {
 				if strings.Contains(p, ".nodeboot-") {
 					delete(got, p)
@@ -193,7 +193,7 @@ func TestCrashDuringTheRenamesConverges(t *testing.T) {
 			for _, f := range set("new", paths[:3]...) {
 				want[strings.TrimPrefix(f.Path, "/")] = string(f.Data)
 			}
-			sameTree(t, "after a rerun with the new configuration", nodetest.Tree(t, root), want)
+			sameTree(t, "after a rerun with the new configuration", nodetest.Tree(t, root, nil), want)
 		})
 	}
 }
@@ -208,5 +208,5 @@ func TestStaleTemporaryFilesAreRemoved(t *testing.T) {
 	if _, err := (Writer{Root: root}).Apply(set("old", paths...), nil); err != nil {
 		t.Fatal(err)
 	}
-	sameTree(t, "root after a rerun", nodetest.Tree(t, root), old)
+	sameTree(t, "root after a rerun", nodetest.Tree(t, root, nil), old)
 }

@@ -9,8 +9,10 @@ import (
 
 // Tree returns every entry under root, by path relative to it: a regular
 // file's content, "" for a directory (its key ends in "/"), "-> target" for
-// a symbolic link and the file type for anything else.
-func Tree(t testing.TB, root string) map[string]string {
+// a symbolic link and the file type for anything else. Entries for which
+// skip (if not nil) is true are left out unread, directories with all they
+// hold.
+func Tree(t testing.TB, root string, skip func(rel string) bool) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -20,6 +22,12 @@ func Tree(t testing.TB, root string) map[string]string {
 		rel, err := filepath.Rel(root, p)
 		if err != nil {
 			return err
+		}
+		if skip != nil && skip(rel) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		switch {
 		case d.IsDir():
