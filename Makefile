@@ -11,22 +11,27 @@ FUZZTIME ?= 20000x
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/nodeboot/nodeboot/internal/version.Version=$(VERSION)
 
-.PHONY: all build test unit lint fuzz bench e2e e2e-deps kubelet-compat demo clean generate bench-rollout
+.PHONY: all build test unit lint fuzz faults bench e2e e2e-deps kubelet-compat demo clean generate bench-rollout
 
 all: build
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
-## test: lint, unit tests, fuzz smoke, real end-to-end (CI also runs kubelet-compat).
-test: lint unit fuzz e2e
+## test: lint, unit tests, fuzz smoke, fault suite, real end-to-end (CI also runs kubelet-compat).
+test: lint unit fuzz faults e2e
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 
 unit: e2e-deps-aemm
-	NODEBOOT_REQUIRE_E2E=$${CI:+1} $(GO) test -race -count=1 -timeout 30m $(PKGS)
+	NODEBOOT_REQUIRE_E2E=$${CI:+1} $(GO) test -race -count=1 -timeout 30m $$($(GO) list $(PKGS) | grep -v '/test/fault$$')
+
+## faults: the fault suite (test/fault; the bind-mount and namespace faults
+## need root), printing its counts at the end.
+faults: e2e-deps-aemm
+	NODEBOOT_REQUIRE_E2E=$${CI:+1} $(GO) test -count=1 -v -timeout 20m ./test/fault/
 
 ## fuzz: every Fuzz target, $(FUZZTIME) executions each.
 fuzz:

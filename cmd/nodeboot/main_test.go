@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/testing/aemmtest"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/nodetest"
 )
 
 // binary is the nodeboot executable built once for the process tests.
@@ -35,23 +37,7 @@ func TestMain(m *testing.M) {
 }
 
 // fakeMachine writes the host files an AL2023 AMI has under root.
-func fakeMachine(t testing.TB, root string) {
-	t.Helper()
-	for p, data := range map[string]string{
-		"etc/eks/kubelet-version.txt":    "v1.34.4\n",
-		"etc/eks/containerd-version.txt": "1.7.27\n",
-		"sys/devices/system/cpu/online":  "0-1\n",
-		"proc/meminfo":                   "MemTotal:        8010000 kB\n",
-	} {
-		full := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+func fakeMachine(t testing.TB, root string) { nodetest.FakeMachine(t, root) }
 
 type result struct {
 	code           int
@@ -221,7 +207,12 @@ func TestMalformedInputsWriteNothing(t *testing.T) {
 			if !strings.Contains(res.stderr, "file:///user-data") {
 				t.Errorf("message does not name the source:\n%s", res.stderr)
 			}
-			if after := treeExcept(t, root, ""); strings.Join(after, " ") != strings.Join(before, " ") {
+			// Nothing but the note for the bootstrap.sh shim, saying why.
+			if note, err := os.ReadFile(filepath.Join(root, "run/nodeboot/config-rejected")); err != nil || !strings.Contains(string(note), "file:///user-data") {
+				t.Errorf("rejection note = %q, %v; want one naming the source", note, err)
+			}
+			after := slices.DeleteFunc(treeExcept(t, root, ""), func(p string) bool { return p == "run" || strings.HasPrefix(p, "run/nodeboot") })
+			if strings.Join(after, " ") != strings.Join(before, " ") {
 				t.Fatalf("files written for bad input:\nbefore %v\nafter  %v", before, after)
 			}
 		})

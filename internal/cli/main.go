@@ -83,13 +83,13 @@ func dispatch(ctx context.Context, inv Invocation, env Env, log *slog.Logger) er
 		_, err := io.WriteString(env.Stdout, Usage)
 		return err
 	case CmdConfigCheck:
-		return check(ctx, inv, env, log)
+		return withDeadline(ctx, inv, func(ctx context.Context) error { return check(ctx, inv, env, log) })
 	case CmdConfigDump:
-		return dump(ctx, inv, env, log)
+		return withDeadline(ctx, inv, func(ctx context.Context) error { return dump(ctx, inv, env, log) })
 	case CmdConvert:
 		return runConvert(inv, env, env.Stdin)
 	case CmdBootstrapSh:
-		return runBootstrapSh(ctx, inv, env, log)
+		return withDeadline(ctx, inv, func(ctx context.Context) error { return runBootstrapSh(ctx, inv, env, log) })
 	case CmdRollout:
 		return execRollout(inv.Args, env)
 	case CmdUserDataGenerate:
@@ -100,10 +100,12 @@ func dispatch(ctx context.Context, inv Invocation, env Env, log *slog.Logger) er
 		return runInternal(ctx, inv, log)
 	case CmdInit:
 		a := newAgent(inv, env, log)
-		err := a.Init(ctx, agent.InitOptions{
-			Sources: inv.Sources, CachePath: inv.Cache,
-			SkipConfig: inv.Skips(PhaseConfig), SkipRun: inv.Skips(PhaseRun),
-			Scope: agent.Scope{Containerd: inv.WantsDaemon("containerd"), Kubelet: inv.WantsDaemon("kubelet")},
+		err := withDeadline(ctx, inv, func(ctx context.Context) error {
+			return a.Init(ctx, agent.InitOptions{
+				Sources: inv.Sources, CachePath: inv.Cache,
+				SkipConfig: inv.Skips(PhaseConfig), SkipRun: inv.Skips(PhaseRun),
+				Scope: agent.Scope{Containerd: inv.WantsDaemon("containerd"), Kubelet: inv.WantsDaemon("kubelet")},
+			})
 		})
 		if err != nil || inv.Skips(PhaseRun) || inv.RegistrationTimeout == 0 {
 			return err

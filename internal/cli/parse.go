@@ -72,7 +72,8 @@ type Invocation struct {
 	// UserData holds the userdata commands' and config check --target's
 	// options (userdata.go).
 	UserData UserDataOptions
-	// Timeout bounds a doctor run.
+	// Timeout bounds the whole run: init, bootstrap-sh, config check and
+	// dump (0 means DefaultTimeout) and doctor (doctor.DefaultTimeout).
 	Timeout time.Duration
 	// Since is the bundle's log window.
 	Since time.Duration
@@ -134,11 +135,30 @@ func newFlagSet(name string) *pflag.FlagSet {
 	return fs
 }
 
+// addCommon adds the sources, root and logging flags and the whole-run
+// --timeout of the commands that resolve a config.
 func addCommon(fs *pflag.FlagSet, inv *Invocation) {
+	addSources(fs, inv)
+	addTimeout(fs, inv)
+}
+
+// addSources adds the sources, root and logging flags.
+func addSources(fs *pflag.FlagSet, inv *Invocation) {
 	fs.StringArrayVarP(&inv.Sources, "config-source", "c", nil, "config source URI (repeatable, merged in order): imds://user-data, file:///path")
 	fs.StringVar(&inv.Root, "root", "/", "directory every path is taken under")
 	fs.BoolVarP(&inv.Verbose, "verbose", "v", false, "debug logging")
 	fs.Bool("development", false, "alias of --verbose (nodeadm compatibility)")
+}
+
+func addTimeout(fs *pflag.FlagSet, inv *Invocation) {
+	fs.DurationVar(&inv.Timeout, "timeout", DefaultTimeout, "give up (exit 1, naming what was being waited for) after this long")
+}
+
+func checkTimeout(inv Invocation) error {
+	if inv.Timeout <= 0 {
+		return fmt.Errorf("%w: --timeout must be positive, got %s", ErrUsage, inv.Timeout)
+	}
+	return nil
 }
 
 func finish(fs *pflag.FlagSet, inv *Invocation, args []string) error {
@@ -162,7 +182,10 @@ func finish(fs *pflag.FlagSet, inv *Invocation, args []string) error {
 	if inv.Root == "" {
 		return fmt.Errorf("%w: --root must not be empty", ErrUsage)
 	}
-	return nil
+	if fs.Lookup("timeout") == nil {
+		return nil
+	}
+	return checkTimeout(*inv)
 }
 
 func parseInit(args []string) (Invocation, error) {
@@ -285,17 +308,18 @@ func parseBootstrapSh(args []string) (Invocation, error) {
 	fs.StringArrayVarP(&inv.Skip, "skip", "s", nil, "phase to skip: config or run")
 	fs.BoolVarP(&inv.Verbose, "verbose", "v", false, "debug logging")
 	fs.StringVar(&inv.Cache, "config-cache", "", "cache of the resolved config")
+	addTimeout(fs, &inv)
 	if err := fs.Parse(args[:sep]); err != nil || fs.NArg() > 0 {
 		return inv, fmt.Errorf("%w: bootstrap-sh options before --: %v %v", ErrUsage, err, fs.Args())
 	}
 	inv.Args = args[sep+1:]
-	return inv, nil
+	return inv, checkTimeout(inv)
 }
 
 func parseDoctor(args []string) (Invocation, error) {
 	inv := Invocation{Command: CmdDoctor, Output: "text"}
 	fs := newFlagSet("doctor")
-	addCommon(fs, &inv)
+	addSources(fs, &inv)
 	fs.StringVarP(&inv.Output, "output", "o", inv.Output, "output format: text|json")
 	fs.DurationVar(&inv.Timeout, "timeout", doctor.DefaultTimeout, "bound on the whole run")
 	if err := finish(fs, &inv, args); err != nil {
@@ -313,7 +337,7 @@ func parseDoctor(args []string) (Invocation, error) {
 func parseBundle(args []string) (Invocation, error) {
 	inv := Invocation{Command: CmdBundle}
 	fs := newFlagSet("bundle")
-	addCommon(fs, &inv)
+	addSources(fs, &inv)
 	fs.DurationVar(&inv.Since, "since", bundle.DefaultSince, "log window: logs of this long before now")
 	fs.StringVar(&inv.OutputPath, "out", bundle.DefaultPath, "where to write the bundle (a node path, under --root)")
 	if err := finish(fs, &inv, args); err != nil {
@@ -333,14 +357,14 @@ const Usage = `nodeboot — turns EC2 user data into a configured Kubernetes nod
 
 Usage:
   nodeboot init   [-c|--config-source URI]... [--config-cache PATH] [-s|--skip config|run]... [-d|--daemon NAME]... [--root DIR]
-                  [--registration-timeout D] [--strict]
+                  [--timeout 5m] [--registration-timeout D] [--strict]
   nodeboot doctor [-c URI]... [--root DIR] [-o text|json] [--timeout D]
   nodeboot bundle [-c URI]... [--root DIR] [--since D] [--out PATH]
-  nodeboot config check [-c URI]... [--root DIR] [-o text|json]
+  nodeboot config check [-c URI]... [--root DIR] [-o text|json] [--timeout 5m]
         [--target eks-managed|karpenter|self-managed --family F [--node-group NODEGROUP.yaml]]
-  nodeboot config dump  [-c URI]... [--root DIR] [-o yaml|json]
+  nodeboot config dump  [-c URI]... [--root DIR] [-o yaml|json] [--timeout 5m]
   nodeboot convert --to nodeconfig|bootstrap-sh|bottlerocket|windows [--from auto] [--strict] FILE
-  nodeboot bootstrap-sh [--root DIR] [--skip run] -- CLUSTER [bootstrap.sh flags...]
+  nodeboot bootstrap-sh [--root DIR] [--skip run] [--timeout 5m] -- CLUSTER [bootstrap.sh flags...]
   nodeboot rollout plan|start|status|pause|resume|abort|controller ...   (runs nodeboot-rollout)
   nodeboot userdata generate -f NODEGROUP.yaml --family al2|al2023|bottlerocket|windows
         [--as eks|eksctl|karpenter] [--user-data FILE]...
@@ -351,6 +375,9 @@ Usage:
 Config sources (merged in order, later wins): imds://user-data (default),
 file:///path (a file: MIME or YAML/JSON, base64 and gzip detected; a
 directory: *.yaml, *.yml, *.json drop-ins in lexical order).
+
+--timeout bounds the whole run; every network wait has its own, shorter
+bound as well (docs/failure-bounds.md).
 
 init's run phase waits --registration-timeout (default 5m when it starts
 the kubelet, 0 to skip) for the Node to register; if it does not, the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestParse(t *testing.T) {
@@ -58,6 +59,24 @@ func TestParse(t *testing.T) {
 				t.Fatalf("%+v", inv)
 			}
 		}},
+		{name: "init default timeout", args: []string{"init"}, check: func(t *testing.T, inv Invocation) {
+			if inv.Timeout != DefaultTimeout {
+				t.Fatalf("Timeout = %s, want %s", inv.Timeout, DefaultTimeout)
+			}
+		}},
+		{name: "init timeout", args: []string{"init", "--timeout", "90s"}, check: func(t *testing.T, inv Invocation) {
+			if inv.Timeout != 90*time.Second {
+				t.Fatalf("Timeout = %s", inv.Timeout)
+			}
+		}},
+		{name: "bootstrap-sh timeout", args: []string{"bootstrap-sh", "--timeout", "2m", "--", "c"}, check: func(t *testing.T, inv Invocation) {
+			if inv.Timeout != 2*time.Minute || len(inv.Args) != 1 {
+				t.Fatalf("%+v", inv)
+			}
+		}},
+		{name: "zero timeout", args: []string{"init", "--timeout", "0s"}, wantErr: true},
+		{name: "negative timeout", args: []string{"config", "check", "--timeout=-1s"}, wantErr: true},
+		{name: "timeout without unit", args: []string{"init", "--timeout", "300"}, wantErr: true},
 		{name: "no command", args: nil, wantErr: true},
 		{name: "version with an argument", args: []string{"version", "extra"}, wantErr: true},
 		{name: "unknown command", args: []string{"boot"}, wantErr: true},

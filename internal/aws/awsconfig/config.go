@@ -29,6 +29,12 @@ const (
 	// DefaultDialTimeout bounds one TCP connect, so an unreachable endpoint
 	// costs seconds per attempt rather than the SDK's 30 s.
 	DefaultDialTimeout = 5 * time.Second
+	// DefaultRequestTimeout bounds one attempt as a whole (connect, TLS,
+	// headers and body), so an endpoint that accepts and never answers, or
+	// stalls midway, costs one attempt this long and is then retried. With
+	// the defaults above one call therefore ends within
+	// 8 × 10 s + 51.5 s of backoff = 131.5 s.
+	DefaultRequestTimeout = 10 * time.Second
 )
 
 // Options tunes Load. The zero value is the production configuration.
@@ -45,6 +51,9 @@ type Options struct {
 	BaseDelay, MaxDelay time.Duration
 	// DialTimeout bounds one TCP connect; 0 means DefaultDialTimeout.
 	DialTimeout time.Duration
+	// RequestTimeout bounds one attempt, body included; 0 means
+	// DefaultRequestTimeout.
+	RequestTimeout time.Duration
 	// Logger receives SDK retry messages at debug level; nil discards them.
 	Logger *slog.Logger
 }
@@ -56,7 +65,7 @@ type Options struct {
 func Load(ctx context.Context, o Options) (aws.Config, error) {
 	policy := o.policy()
 	opts := []func(*config.LoadOptions) error{
-		config.WithHTTPClient(newHTTPClient(o.dialTimeout())),
+		config.WithHTTPClient(newHTTPClient(o.dialTimeout(), o.requestTimeout())),
 	}
 	if o.Region != "" {
 		opts = append(opts, config.WithRegion(o.Region))
@@ -99,10 +108,19 @@ func (o Options) dialTimeout() time.Duration {
 	return DefaultDialTimeout
 }
 
-// newHTTPClient is the SDK's buildable client with a short connect timeout
-// and the environment-reading, metadata-bypassing proxy function.
-func newHTTPClient(dial time.Duration) *awshttp.BuildableClient {
+func (o Options) requestTimeout() time.Duration {
+	if o.RequestTimeout > 0 {
+		return o.RequestTimeout
+	}
+	return DefaultRequestTimeout
+}
+
+// newHTTPClient is the SDK's buildable client with a short connect timeout,
+// a deadline on every exchange (body included) and the environment-reading,
+// metadata-bypassing proxy function.
+func newHTTPClient(dial, request time.Duration) *awshttp.BuildableClient {
 	return awshttp.NewBuildableClient().
+		WithTimeout(request).
 		WithDialerOptions(func(d *net.Dialer) { d.Timeout = dial }).
 		WithTransportOptions(func(tr *http.Transport) { tr.Proxy = Proxy() })
 }

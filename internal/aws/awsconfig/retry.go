@@ -3,6 +3,7 @@ package awsconfig
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"time"
@@ -86,6 +87,30 @@ func NewRetryer(p Policy, extra ...retry.IsErrorRetryable) aws.Retryer {
 		o.Retryables = append(o.Retryables, retry.RetryableHTTPStatusCode{Codes: retryableStatus})
 		o.Retryables = append(o.Retryables, extra...)
 	})
+}
+
+// CallError wraps err, the failure of the SDK call described by what (e.g.
+// `eks DescribeCluster "prod"`), saying how many attempts were made when the
+// retries ran out and whether the last one timed out: an endpoint that does
+// not answer is told apart from one that answers with an error.
+func CallError(what string, err error) error {
+	n := Attempts(err)
+	timedOut := TimedOut(err)
+	switch {
+	case n > 0 && timedOut:
+		return fmt.Errorf("%s: gave up after %d attempts (the last timed out): %w", what, n, err)
+	case n > 0:
+		return fmt.Errorf("%s: gave up after %d attempts: %w", what, n, err)
+	case timedOut:
+		return fmt.Errorf("%s: timed out: %w", what, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// TimedOut reports whether err is, or wraps, a deadline or network timeout.
+func TimedOut(err error) bool {
+	var timeout interface{ Timeout() bool }
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &timeout) && timeout.Timeout())
 }
 
 // Attempts returns how many attempts an SDK call made before it gave up, or 0

@@ -1,8 +1,10 @@
 package awsconfig
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,6 +70,29 @@ func TestAttempts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Attempts(tc.err); got != tc.want {
 				t.Errorf("Attempts = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCallError(t *testing.T) {
+	maxErr := func(n int, err error) error { return &retry.MaxAttemptsError{Attempt: n, Err: err} }
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{name: "retries ran out", err: maxErr(3, errors.New("throttled")), want: "ec2 X: gave up after 3 attempts: "},
+		{name: "retries ran out, the last timed out", err: maxErr(2, fmt.Errorf("send: %w", context.DeadlineExceeded)),
+			want: "ec2 X: gave up after 2 attempts (the last timed out): "},
+		{name: "timed out once", err: fmt.Errorf("send: %w", context.DeadlineExceeded), want: "ec2 X: timed out: "},
+		{name: "other failure", err: errors.New("denied"), want: "ec2 X: denied"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := CallError("ec2 X", tc.err)
+			if !strings.HasPrefix(got.Error(), tc.want) || !errors.Is(got, tc.err) {
+				t.Errorf("CallError = %q, want prefix %q wrapping the cause", got, tc.want)
 			}
 		})
 	}

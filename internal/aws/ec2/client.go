@@ -5,7 +5,6 @@ package ec2
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -73,10 +72,7 @@ func NewWithAPI(api API, wait NameWait) *Client {
 // apiError wraps an SDK error with the operation and, when the SDK gave up
 // retrying, the number of attempts it made.
 func apiError(op string, err error) error {
-	if n := awsconfig.Attempts(err); n > 0 {
-		return fmt.Errorf("ec2 %s: gave up after %d attempts: %w", op, n, err)
-	}
-	return fmt.Errorf("ec2 %s: %w", op, err)
+	return awsconfig.CallError("ec2 "+op, err)
 }
 
 // errorCode returns the AWS error code of err, or "".

@@ -130,7 +130,7 @@ func TestPrivateDNSName(t *testing.T) {
 }
 
 func TestPrivateDNSNameWaitIsBounded(t *testing.T) {
-	c, stub := newTestClient(t, 3, NameWait{Timeout: 300 * time.Millisecond, BaseDelay: 10 * time.Millisecond, MaxDelay: 40 * time.Millisecond})
+	c, stub := newTestClient(t, 3, NameWait{Timeout: time.Second, BaseDelay: time.Millisecond, MaxDelay: 4 * time.Millisecond})
 	stub.AddInstance(awstest.Instance{ID: testInstanceID, PrivateDNSName: "never.shown", EmptyNameCalls: -1})
 	start := time.Now()
 	got, err := c.PrivateDNSName(t.Context(), testInstanceID)
@@ -143,15 +143,34 @@ func TestPrivateDNSNameWaitIsBounded(t *testing.T) {
 	}
 	// At least the timeout (load only makes it longer); the upper bound only
 	// catches a wait that ignores its timeout.
-	if elapsed < 300*time.Millisecond || elapsed > 30*time.Second {
-		t.Errorf("wait took %s, want the 300ms timeout (and never a hang)", elapsed)
+	if elapsed < time.Second || elapsed > 30*time.Second {
+		t.Errorf("wait took %s, want the 1s timeout (and never a hang)", elapsed)
 	}
-	calls := stub.Calls(awstest.ActionDescribeInstances)
-	if calls < 3 {
-		t.Errorf("DescribeInstances calls = %d, want at least 3 polls in 300ms", calls)
+	// Polled again after an empty answer: at least two calls (each takes
+	// milliseconds; the wait is a second).
+	if calls := stub.Calls(awstest.ActionDescribeInstances); calls < 2 {
+		t.Errorf("DescribeInstances calls = %d, want the wait to poll again", calls)
 	}
 	if !strings.Contains(err.Error(), "still no name after") {
 		t.Errorf("error %q does not say how long it waited", err)
+	}
+}
+
+// TestNameWaitEndingMidCallAfterAnAnswer: once a call has said that the
+// instance has no name yet, a wait whose deadline interrupts a later call
+// ended for want of a name, not for want of an answer.
+func TestNameWaitEndingMidCallAfterAnAnswer(t *testing.T) {
+	c, stub := newTestClient(t, 3, NameWait{Timeout: time.Second, BaseDelay: time.Millisecond, MaxDelay: 4 * time.Millisecond})
+	stub.AddInstance(awstest.Instance{ID: testInstanceID, EmptyNameCalls: -1})
+	go func() { // once the first call has begun (it answers), later calls hang
+		for stub.Calls(awstest.ActionDescribeInstances) == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		stub.Hang(awstest.ActionDescribeInstances)
+	}()
+	_, err := awstest.Within(t, func() (string, error) { return c.PrivateDNSName(t.Context(), testInstanceID) })
+	if !errors.Is(err, ErrNoPrivateDNSName) || !strings.Contains(err.Error(), "still no name after") {
+		t.Fatalf("error = %v, want ErrNoPrivateDNSName", err)
 	}
 }
 

@@ -29,22 +29,47 @@ func (c *Client) PrivateDNSName(ctx context.Context, instanceID string) (string,
 	defer cancel()
 	backoff := awsconfig.FullJitter{BaseDelay: c.wait.BaseDelay, MaxDelay: c.wait.MaxDelay}
 	start := time.Now()
+	answered := false // some call said "no name yet" (empty, or not yet visible)
 	for poll := 1; ; poll++ {
 		name, err := c.describeName(ctx, instanceID)
 		switch {
 		case name != "":
 			return name, nil
-		case err != nil && ctx.Err() == nil && errorCode(err) != "InvalidInstanceID.NotFound":
+		case err == nil || errorCode(err) == "InvalidInstanceID.NotFound":
+			answered = true
+		case ctx.Err() == nil:
 			return "", err
 		}
-		if err := sleep(ctx, backoff.Delay(poll)); err != nil {
-			if errors.Is(context.Cause(ctx), errWaitExpired) {
-				return "", fmt.Errorf("ec2 DescribeInstances %s: still no name after %d calls in %s: %w",
-					instanceID, poll, time.Since(start).Round(time.Millisecond), ErrNoPrivateDNSName)
-			}
-			return "", fmt.Errorf("ec2 DescribeInstances %s: %w", instanceID, err)
+		// Here the name is empty, the instance not yet visible, or the
+		// deadline interrupted the call (then err says how).
+		if serr := sleep(ctx, backoff.Delay(poll)); serr != nil {
+			return "", waitError(ctx, instanceID, poll, time.Since(start), unanswered(answered, err))
 		}
 	}
+}
+
+// unanswered returns err, the failure of the last call, when no call of the
+// wait answered; once one did, the wait ended for want of a name.
+func unanswered(answered bool, err error) error {
+	if answered {
+		return nil
+	}
+	return err
+}
+
+// waitError says why the name wait ended after polls calls: the caller's
+// context, or the wait's own deadline, and then whether no call answered
+// (callErr, the last call's failure) or the instance had no name.
+func waitError(ctx context.Context, instanceID string, polls int, waited time.Duration, callErr error) error {
+	if !errors.Is(context.Cause(ctx), errWaitExpired) {
+		return fmt.Errorf("ec2 DescribeInstances %s: %w", instanceID, ctx.Err())
+	}
+	if callErr != nil {
+		return fmt.Errorf("ec2 DescribeInstances %s: no answer before the %s name wait ended: %w",
+			instanceID, waited.Round(time.Millisecond), callErr)
+	}
+	return fmt.Errorf("ec2 DescribeInstances %s: still no name after %d calls in %s: %w",
+		instanceID, polls, waited.Round(time.Millisecond), ErrNoPrivateDNSName)
 }
 
 // describeName makes one DescribeInstances call; "" without error means the

@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"os"
-	"path/filepath"
+	"path"
 	"time"
 	"unicode"
+
+	"github.com/nodeboot/nodeboot/internal/inroot"
 )
 
 // DefaultCacheDir is where the cluster cache lives on the node, under the
@@ -42,8 +43,9 @@ func validClusterName(name string) bool {
 	return true
 }
 
-// Cache stores DescribeCluster answers as <Dir>/cluster-<name>.json (JSON,
-// mode 0600, replaced atomically).
+// Cache stores DescribeCluster answers as <Dir>/cluster-<name>.json under
+// Root (JSON, mode 0600, replaced atomically). Paths resolve inside Root,
+// symbolic links included (internal/inroot).
 //
 // TTL semantics: an entry has no expiry by default (MaxAge 0). It is reused
 // on every later boot, so a fleet reboot does not hit the EKS API; it is
@@ -52,7 +54,10 @@ func validClusterName(name string) bool {
 // its lifetime; CA rotation is not something EKS does in place. Set MaxAge to
 // force a refresh of older entries.
 type Cache struct {
-	// Dir holds the cache files, e.g. filepath.Join(root, DefaultCacheDir).
+	// Root is the directory node paths are taken under ("" means "/").
+	Root string
+	// Dir is the node path of the directory that holds the cache files;
+	// "" means DefaultCacheDir.
 	Dir string
 	// MaxAge, when positive, makes older entries count as not cached.
 	MaxAge time.Duration
@@ -66,8 +71,11 @@ type Cache struct {
 
 // NewCache returns a cache in DefaultCacheDir under root ("/" on a node).
 func NewCache(root string) Cache {
-	return Cache{Dir: filepath.Join(root, DefaultCacheDir)}
+	return Cache{Root: root, Dir: DefaultCacheDir}
 }
+
+// maxEntrySize bounds an entry read back (a CA bundle and a few names).
+const maxEntrySize = 1 << 20
 
 // cacheEntry is the file format.
 type cacheEntry struct {
@@ -76,13 +84,22 @@ type cacheEntry struct {
 	Cluster ClusterInfo `json:"cluster"`
 }
 
-// Path returns the cache file of a cluster.
+// Path returns the node path of the cache file of a cluster.
 func (c Cache) Path(name string) (string, error) {
 	if !validClusterName(name) {
 		return "", fmt.Errorf("%w: %q", ErrInvalidClusterName, name)
 	}
-	return filepath.Join(c.Dir, "cluster-"+name+".json"), nil
+	return path.Join(c.dir(), fileName(name)), nil
 }
+
+func (c Cache) dir() string {
+	if c.Dir == "" {
+		return DefaultCacheDir
+	}
+	return c.Dir
+}
+
+func fileName(cluster string) string { return "cluster-" + cluster + ".json" }
 
 // Load returns the cached info of a cluster. A missing, expired or corrupt
 // entry yields an error wrapping ErrNotCached.
@@ -91,7 +108,12 @@ func (c Cache) Load(name string) (ClusterInfo, error) {
 	if err != nil {
 		return ClusterInfo{}, err
 	}
-	data, err := os.ReadFile(path)
+	root, err := inroot.Open(c.Root)
+	if err != nil {
+		return ClusterInfo{}, fmt.Errorf("%w: %w", ErrNotCached, err)
+	}
+	defer root.Close()
+	data, err := root.ReadFile(path, maxEntrySize)
 	if err != nil { // the error names the path; fs.ErrNotExist stays testable
 		return ClusterInfo{}, fmt.Errorf("%w: %w", ErrNotCached, err)
 	}
@@ -114,8 +136,7 @@ func (c Cache) Load(name string) (ClusterInfo, error) {
 // Save writes the info of a cluster atomically (temporary file, fsync,
 // rename), creating Dir (0700) if needed.
 func (c Cache) Save(name string, info ClusterInfo) error {
-	path, err := c.Path(name)
-	if err != nil {
+	if _, err := c.Path(name); err != nil {
 		return err
 	}
 	info.Name = name
@@ -123,19 +144,41 @@ func (c Cache) Save(name string, info ClusterInfo) error {
 	if err != nil {
 		return fmt.Errorf("encode cluster cache: %w", err)
 	}
-	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
+	root, err := inroot.Open(c.Root)
+	if err != nil {
 		return fmt.Errorf("cluster cache: %w", err)
 	}
-	return writeAtomic(path, append(data, '\n'))
+	defer root.Close()
+	dir, err := root.MkdirAll(c.dir(), 0o700)
+	if err != nil {
+		return fmt.Errorf("cluster cache: %w", err)
+	}
+	defer dir.Close()
+	if err := dir.WriteFile(fileName(name), append(data, '\n'), 0o600); err != nil {
+		return fmt.Errorf("cluster cache: %w", err)
+	}
+	return nil
 }
 
 // Remove deletes the entry of a cluster; a missing entry is not an error.
 func (c Cache) Remove(name string) error {
-	path, err := c.Path(name)
-	if err != nil {
+	if _, err := c.Path(name); err != nil {
 		return err
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	root, err := inroot.Open(c.Root)
+	if err != nil {
+		return fmt.Errorf("cluster cache: %w", err)
+	}
+	defer root.Close()
+	dir, err := root.Dir(c.dir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cluster cache: %w", err)
+	}
+	defer dir.Close()
+	if err := dir.Remove(fileName(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("cluster cache: %w", err)
 	}
 	return nil
@@ -146,47 +189,6 @@ func (c Cache) now() time.Time {
 		return c.Now()
 	}
 	return time.Now()
-}
-
-// writeAtomic replaces path with data (mode 0600) so that a reader sees the
-// old or the new content, never a partial file, even across a crash.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("cluster cache: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("cluster cache: %w", err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("cluster cache: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("cluster cache: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("cluster cache: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("cluster cache: %w", err)
-	}
-	return syncDir(filepath.Dir(path))
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("cluster cache: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("cluster cache: sync %s: %w", dir, err)
-	}
-	return nil
 }
 
 // Describer is what Discover needs from a Client.

@@ -23,10 +23,19 @@ func TestNewCacheIsUnderRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := filepath.Join(root, "var/lib/nodeboot/cluster-prod.json"); path != want {
+	if want := "/var/lib/nodeboot/cluster-prod.json"; path != want {
 		t.Errorf("Path = %q, want %q", path, want)
 	}
+	if err := c.Save("prod", sampleInfo); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, path)); err != nil {
+		t.Errorf("not saved under the root: %v", err)
+	}
 }
+
+// onHost returns the host path of a node path of c (no links involved).
+func onHost(c Cache, nodePath string) string { return filepath.Join(c.Root, nodePath) }
 
 func TestCacheAcceptsEKSNames(t *testing.T) {
 	c := NewCache(t.TempDir())
@@ -58,14 +67,14 @@ func TestCacheRoundTrip(t *testing.T) {
 		t.Errorf("Load = %+v, want %+v", got, sampleInfo)
 	}
 	path, _ := c.Path("prod")
-	st, err := os.Stat(path)
+	st, err := os.Stat(onHost(c, path))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.Mode().Perm() != 0o600 {
 		t.Errorf("mode = %v, want 0600", st.Mode().Perm())
 	}
-	entries, err := os.ReadDir(c.Dir)
+	entries, err := os.ReadDir(onHost(c, c.Dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,11 +119,11 @@ func TestCacheLoadUnusableEntries(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := NewCache(t.TempDir())
-			if err := os.MkdirAll(c.Dir, 0o700); err != nil {
+			if err := os.MkdirAll(onHost(c, c.Dir), 0o700); err != nil {
 				t.Fatal(err)
 			}
 			path, _ := c.Path("prod")
-			if err := os.WriteFile(path, []byte(tc.content), 0o600); err != nil {
+			if err := os.WriteFile(onHost(c, path), []byte(tc.content), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := c.Load("prod"); !errors.Is(err, ErrNotCached) {
@@ -207,11 +216,11 @@ func FuzzCacheLoad(f *testing.F) {
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := NewCache(t.TempDir())
-		if err := os.MkdirAll(c.Dir, 0o700); err != nil {
+		if err := os.MkdirAll(onHost(c, c.Dir), 0o700); err != nil {
 			t.Fatal(err)
 		}
 		path, _ := c.Path("prod")
-		if err := os.WriteFile(path, data, 0o600); err != nil {
+		if err := os.WriteFile(onHost(c, path), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		info, err := c.Load("prod")
@@ -256,5 +265,33 @@ func TestCacheOwner(t *testing.T) {
 				t.Errorf("err = %v, want ErrNotCached", err)
 			}
 		})
+	}
+}
+
+// TestCacheStaysInsideSymlinkedRoot: a symlinked directory inside the root
+// is resolved inside the root for the cache's writes and reads.
+func TestCacheStaysInsideSymlinkedRoot(t *testing.T) {
+	root, host := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "var"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, host), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(host, filepath.Join(root, "var/lib")); err != nil {
+		t.Fatal(err)
+	}
+	c := NewCache(root)
+	if err := c.Save("prod", sampleInfo); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(host); len(entries) != 0 {
+		t.Errorf("the cache wrote on the host: %v", entries)
+	}
+	if _, err := os.Stat(filepath.Join(root, host, "nodeboot/cluster-prod.json")); err != nil {
+		t.Errorf("the cache is not inside the root: %v", err)
+	}
+	if got, err := c.Load("prod"); err != nil || got.Endpoint != sampleInfo.Endpoint {
+		t.Errorf("Load = %+v, %v", got, err)
 	}
 }

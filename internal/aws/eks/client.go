@@ -81,10 +81,7 @@ func (c *Client) DescribeCluster(ctx context.Context, name string) (ClusterInfo,
 		if errors.As(err, &notFound) {
 			return ClusterInfo{}, fmt.Errorf("eks DescribeCluster %q: %w: %w", name, ErrClusterNotFound, err)
 		}
-		if n := awsconfig.Attempts(err); n > 0 {
-			return ClusterInfo{}, fmt.Errorf("eks DescribeCluster %q: gave up after %d attempts: %w", name, n, err)
-		}
-		return ClusterInfo{}, fmt.Errorf("eks DescribeCluster %q: %w", name, err)
+		return ClusterInfo{}, awsconfig.CallError(fmt.Sprintf("eks DescribeCluster %q", name), err)
 	}
 	if out.Cluster == nil {
 		return ClusterInfo{}, fmt.Errorf("eks DescribeCluster %q: empty answer: %w", name, ErrClusterNotReady)

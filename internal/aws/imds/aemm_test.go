@@ -34,9 +34,9 @@ func TestAgainstAEMM(t *testing.T) {
 		VPCCIDRs:     []string{"172.31.0.0/16", "100.64.0.0/16"},
 	}
 	endpoint := aemmtest.Start(t, cfg)
-	// AEMM runs with -I: every metadata request needs a session token, so
-	// success with RequireToken proves the IMDSv2 flow end to end.
-	c := New(Options{Endpoint: endpoint, MaxAttempts: 3, BaseDelay: time.Millisecond, RequireToken: true})
+	// AEMM runs with -I: every metadata request needs a session token, and
+	// the client speaks only IMDSv2, so success proves that flow end to end.
+	c := New(Options{Endpoint: endpoint, MaxAttempts: 3, BaseDelay: time.Millisecond})
 	ctx := t.Context()
 
 	ud, err := c.UserData(ctx)

@@ -105,9 +105,8 @@ func TestLookupErrors(t *testing.T) {
 			wantErr: "imds meta-data/mac: gave up after 3 attempts",
 		},
 		{
-			name:    "token refused with RequireToken",
+			name:    "token refused: no IMDSv1 fallback",
 			setup:   func(s *awstest.IMDS) { s.FailNext(awstest.PathToken, fault(http.StatusForbidden)) },
-			opts:    func(url string) Options { o := fastOptions(url, 3); o.RequireToken = true; return o },
 			call:    func(c *Client) error { _, err := c.MAC(t.Context()); return err },
 			wantErr: "failed to get API token",
 		},
@@ -175,6 +174,9 @@ func TestDefaultsMatchNodeadm(t *testing.T) {
 	p := Options{}.policy()
 	if p.MaxAttempts != 60 || p.MaxDelay != time.Second {
 		t.Errorf("default policy = %+v, want 60 attempts, 1s max backoff", p)
+	}
+	if c := New(Options{}); c.lookupTimeout != DefaultLookupTimeout {
+		t.Errorf("default lookup deadline = %s, want %s", c.lookupTimeout, DefaultLookupTimeout)
 	}
 	p = Options{MaxAttempts: 4, MaxDelay: 50 * time.Millisecond}.policy()
 	if p.MaxAttempts != 4 || p.MaxDelay != 50*time.Millisecond || p.BaseDelay != DefaultBaseDelay {

@@ -19,24 +19,28 @@ type InstanceIdentity struct {
 // UserData returns the raw user data. An instance launched without user data
 // yields an error wrapping ErrNotFound; callers treat that as "no user data".
 func (c *Client) UserData(ctx context.Context) ([]byte, error) {
-	out, err := c.sdk.GetUserData(ctx, &sdkimds.GetUserDataInput{})
-	if err != nil {
-		return nil, lookupError("user-data", err)
-	}
-	data, err := readAll(out.Content)
-	if err != nil {
-		return nil, fmt.Errorf("imds user-data: read body: %w", err)
-	}
-	return data, nil
+	var data []byte
+	err := c.lookup(ctx, "user-data", func(ctx context.Context) error {
+		out, err := c.sdk.GetUserData(ctx, &sdkimds.GetUserDataInput{})
+		if err == nil {
+			data, err = readAll(out.Content)
+		}
+		return err
+	})
+	return data, err
 }
 
 // IdentityDocument returns the instance's ID, region, type and availability
 // zone from the identity document. A document without ID or region yields an
 // error wrapping ErrIncompleteIdentity.
 func (c *Client) IdentityDocument(ctx context.Context) (InstanceIdentity, error) {
-	out, err := c.sdk.GetInstanceIdentityDocument(ctx, &sdkimds.GetInstanceIdentityDocumentInput{})
+	var out *sdkimds.GetInstanceIdentityDocumentOutput
+	err := c.lookup(ctx, "dynamic/instance-identity/document", func(ctx context.Context) (err error) {
+		out, err = c.sdk.GetInstanceIdentityDocument(ctx, &sdkimds.GetInstanceIdentityDocumentInput{})
+		return err
+	})
 	if err != nil {
-		return InstanceIdentity{}, lookupError("dynamic/instance-identity/document", err)
+		return InstanceIdentity{}, err
 	}
 	id := InstanceIdentity{
 		ID:     out.InstanceID,

@@ -7,16 +7,31 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/inroot"
 )
 
 // ErrNoUserData is what a UserDataFetcher returns (wrapped) when the
 // instance has no user data; Reader treats it as zero documents.
 var ErrNoUserData = errors.New("no user data")
+
+// Errors of sources that cannot be read safely.
+var (
+	// ErrTooLarge: a source exceeds MaxSourceSize.
+	ErrTooLarge = inroot.ErrTooLarge
+	// ErrNotRegular: a file source is a named pipe, a device or a socket,
+	// which could block the read forever or never end.
+	ErrNotRegular = inroot.ErrNotRegular
+)
+
+// MaxSourceSize caps each source: the user data, a file, and a drop-in
+// directory's files together. EC2 user data is at most 16 KiB (before
+// base64), so 1 MiB leaves 64 times that; the size is checked before
+// anything is read, so a huge file costs no memory.
+const MaxSourceSize = 1 << 20
 
 // UserDataFetcher fetches raw EC2 user data (IMDS /latest/user-data).
 type UserDataFetcher interface {
@@ -38,8 +53,12 @@ type Reader struct {
 // own file:// URI. Missing user data, an empty directory and a missing
 // directory named with a trailing slash (file:///etc/eks/nodeadm.d/) give
 // zero documents; a missing path without the slash is an error wrapping
-// fs.ErrNotExist, so a mistyped file name is not silently ignored. Content problems are returned in the diag.List; I/O failures
-// and bad URIs (wrapping ErrUnsupportedScheme or ErrInvalidURI) as error.
+// fs.ErrNotExist, so a mistyped file name is not silently ignored. Paths are
+// resolved inside Root, symbolic links included. A source over
+// MaxSourceSize (ErrTooLarge) or a file that is not a regular file
+// (ErrNotRegular: a named pipe would block forever) is refused before it
+// is read. Content problems are returned in the diag.List; I/O failures and
+// bad URIs (wrapping ErrUnsupportedScheme or ErrInvalidURI) as error.
 func (r Reader) Read(ctx context.Context, uri string) ([]Document, diag.List, error) {
 	scheme, p, err := ParseURI(uri)
 	if err != nil {
@@ -62,14 +81,23 @@ func (r Reader) readIMDS(ctx context.Context, uri string) ([]Document, diag.List
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", uri, err)
 	}
+	if len(data) > MaxSourceSize {
+		return nil, nil, fmt.Errorf("read %s: %w: larger than %s", uri, ErrTooLarge, inroot.Size(MaxSourceSize))
+	}
 	docs, probs := Split(diag.Source{URI: uri}, data)
 	return docs, probs, nil
 }
 
-// readFileSource reads p (absolute, cleaned, without "..") under the root.
+// readFileSource reads p (absolute, cleaned, without "..") inside the root:
+// symbolic links are followed as the node would see them with the root as
+// "/", never out of it.
 func (r Reader) readFileSource(ctx context.Context, uri, p string) ([]Document, diag.List, error) {
-	full := r.hostPath(p)
-	info, err := os.Stat(full)
+	root, err := inroot.Open(r.Root)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", uri, err)
+	}
+	defer root.Close()
+	info, err := root.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) && namesDirectory(uri) {
 		return nil, nil, nil
 	}
@@ -77,22 +105,45 @@ func (r Reader) readFileSource(ctx context.Context, uri, p string) ([]Document, 
 		return nil, nil, fmt.Errorf("read %s: %w", uri, err)
 	}
 	if !info.IsDir() {
-		return r.readOneFile(uri, full)
+		data, err := root.ReadFile(p, MaxSourceSize)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", uri, err)
+		}
+		docs, probs := Split(diag.Source{URI: uri}, data)
+		return docs, probs, nil
 	}
-	entries, err := os.ReadDir(full)
+	return r.readDropIns(ctx, root, uri, path.Clean(p))
+}
+
+// readDropIns reads the drop-in directory p: its *.yaml, *.yml and *.json
+// regular files in lexical order, at most MaxSourceSize in all.
+func (r Reader) readDropIns(ctx context.Context, root *inroot.Root, uri, p string) ([]Document, diag.List, error) {
+	dir, err := root.Dir(p)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", uri, err)
+	}
+	defer dir.Close()
+	entries, err := dir.ReadDir()
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", uri, err)
 	}
 	var docs []Document
 	var probs diag.List
+	budget := int64(MaxSourceSize)
 	for _, name := range configFileNames(entries) {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		d, pr, err := r.readOneFile("file://"+path.Join(p, name), filepath.Join(full, name))
-		if err != nil {
-			return nil, nil, err
+		data, err := dir.ReadFile(name, budget)
+		if errors.Is(err, ErrTooLarge) {
+			return nil, nil, fmt.Errorf("read %s: drop-in files total more than %s: %w", uri, inroot.Size(MaxSourceSize), err)
 		}
+		fileURI := "file://" + path.Join(p, name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", fileURI, err)
+		}
+		budget -= int64(len(data))
+		d, pr := Split(diag.Source{URI: fileURI}, data)
 		docs = append(docs, d...)
 		probs = append(probs, pr...)
 	}
@@ -104,25 +155,6 @@ func (r Reader) readFileSource(ctx context.Context, uri, p string) ([]Document, 
 // must exist.
 func namesDirectory(uri string) bool {
 	return strings.HasSuffix(uri, "/")
-}
-
-// hostPath places the URI path p under the root. p has no ".." segments
-// (ParseURI refuses them), so the result cannot leave the root lexically.
-func (r Reader) hostPath(p string) string {
-	root := r.Root
-	if root == "" {
-		root = "/"
-	}
-	return filepath.Join(root, filepath.FromSlash(p))
-}
-
-func (r Reader) readOneFile(uri, full string) ([]Document, diag.List, error) {
-	data, err := os.ReadFile(full)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", uri, err)
-	}
-	docs, probs := Split(diag.Source{URI: uri}, data)
-	return docs, probs, nil
 }
 
 // configFileNames returns the regular entries named *.yaml, *.yml or *.json

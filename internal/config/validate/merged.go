@@ -2,6 +2,7 @@ package validate
 
 import (
 	"encoding/json"
+	"net/url"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -145,6 +146,7 @@ func identityComplete(spec hub.Spec, fld *field.Path) field.ErrorList {
 		if id.BootstrapToken.Token == "" {
 			errs = append(errs, field.Required(bt.Child("token"), "needed when mode is BootstrapToken; create one with kubeadm token create"))
 		}
+		errs = append(errs, tokenOverTLS(spec.Cluster.APIServerEndpoint, specPath.Child("cluster", "apiServerEndpoint"))...)
 		return append(errs, bootstrapTokenPinned(spec, bt)...)
 	}
 	if id.BootstrapToken.Token != "" || len(id.BootstrapToken.CACertHashes) > 0 {
@@ -152,6 +154,18 @@ func identityComplete(spec hub.Spec, fld *field.Path) field.ErrorList {
 			"bootstrapToken is set but would be ignored; set mode: BootstrapToken or remove bootstrapToken"))
 	}
 	return errs
+}
+
+// tokenOverTLS refuses a plain-HTTP endpoint in BootstrapToken mode: the
+// kubelet would send the bootstrap token in clear, and the cluster CA could
+// not be discovered safely. (An endpoint that is not a URL is reported by
+// the field's own check.)
+func tokenOverTLS(endpoint string, fld *field.Path) field.ErrorList {
+	if u, err := url.Parse(endpoint); err != nil || u.Scheme != "http" {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(fld, endpoint,
+		"must be https:// in BootstrapToken mode: over plain HTTP the bootstrap token would travel in clear")}
 }
 
 // modeOrDefault names the identity mode in effect.

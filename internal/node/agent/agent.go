@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/nodeboot/nodeboot/internal/node/host"
 	"github.com/nodeboot/nodeboot/internal/node/localdisk"
@@ -40,4 +41,8 @@ type Agent struct {
 	// DiskSystem sets up instance-store disks; nil means the real machine
 	// under Root (localdisk.Machine).
 	DiskSystem localdisk.System
+
+	// pinLookupTimeout bounds one resolution of the Outposts API server
+	// host; 0 means 5 s (tests shorten it).
+	pinLookupTimeout time.Duration
 }

@@ -71,7 +71,9 @@ func TestBadInputWritesNothingAndCallsNoAPI(t *testing.T) {
 	if len(cloud.calls) != 0 {
 		t.Fatalf("AWS API called on invalid input: %v", cloud.calls)
 	}
-	if files := writtenFiles(t, root); len(files) != 0 {
+	// Nothing but the note that tells the bootstrap.sh shim not to start
+	// the node (see TestRejectedConfigPhaseIsRecorded).
+	if files := writtenFiles(t, root); len(files) != 1 || files[strings.TrimPrefix(RejectionPath, "/")] == nil {
 		t.Fatalf("files written on invalid input: %v", names(files))
 	}
 }

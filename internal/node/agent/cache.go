@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/inroot"
 	"github.com/nodeboot/nodeboot/internal/node/apply"
 	"github.com/nodeboot/nodeboot/internal/node/render"
 )
@@ -17,11 +17,7 @@ func (a *Agent) loadCache(path string) (*cacheEntry, error) {
 	if path == "" {
 		return nil, nil
 	}
-	p, err := apply.Writer{Root: a.Root}.Path(path)
-	if err != nil {
-		return nil, err
-	}
-	b, err := os.ReadFile(p)
+	b, err := a.readFile(path, maxCacheSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -33,6 +29,19 @@ func (a *Agent) loadCache(path string) (*cacheEntry, error) {
 		return nil, fmt.Errorf("decode %s: %w", path, err)
 	}
 	return &e, nil
+}
+
+// maxCacheSize bounds the config cache read back; it holds one config.
+const maxCacheSize = 4 << 20
+
+// readFile reads nodePath inside the root, at most limit bytes.
+func (a *Agent) readFile(nodePath string, limit int64) ([]byte, error) {
+	root, err := inroot.Open(a.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.ReadFile(nodePath, limit)
 }
 
 // saveCache writes the cache atomically, private to root (it holds the CA

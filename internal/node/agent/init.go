@@ -2,12 +2,14 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"strings"
 	"time"
 
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/inroot"
 	"github.com/nodeboot/nodeboot/internal/node/apply"
 	"github.com/nodeboot/nodeboot/internal/node/host"
 	"github.com/nodeboot/nodeboot/internal/node/render/system"
@@ -26,30 +28,20 @@ type InitOptions struct {
 }
 
 // Init configures the node and (unless skipped) starts its daemons.
+//
+// The config phase (reading, resolving, writing, saving the cache) holds the
+// root's lock, so that two runs on one root never interleave their writes,
+// and first puts back the files of a run that was killed while installing
+// them. When the config phase was asked for and fails, the reason is kept
+// at RejectionPath for the bootstrap.sh shim.
 func (a *Agent) Init(ctx context.Context, o InitOptions) error {
 	start := time.Now()
-	res, err := a.Resolve(ctx, o.Sources, o.CachePath, o.Extra...)
+	plan, err := a.configPhase(ctx, o, start)
 	if err != nil {
-		return err
-	}
-	a.Log.Info("config resolved", "fromCache", res.FromCache, "duration", time.Since(start).Round(time.Microsecond))
-	plan, err := MakePlan(res.Config, a.hostInputs(res.Config), o.Scope)
-	if err != nil {
-		return err
-	}
-	for _, w := range plan.MaxPods.Warnings {
-		a.Log.Warn("max pods: " + w)
-	}
-	configure := !o.SkipConfig || res.Changed
-	if o.SkipConfig && res.Changed {
-		a.Log.Info("config changed since the config phase (new drop-ins?); configuring again")
-	}
-	if configure {
-		if err := a.configure(ctx, plan, res, o.CachePath); err != nil {
-			return err
+		if !o.SkipConfig {
+			a.recordRejection(err)
 		}
-		a.Log.Info("files written", "maxPods", plan.MaxPods.MaxPods, "maxPodsSource", plan.MaxPods.Source,
-			"kubeReservedMemory", plan.Reserved.Memory, "duration", time.Since(start).Round(time.Microsecond))
+		return err
 	}
 	if !o.SkipRun {
 		if err := a.run(ctx, plan, o.Scope); err != nil {
@@ -60,23 +52,104 @@ func (a *Agent) Init(ctx context.Context, o InitOptions) error {
 	return nil
 }
 
-func (a *Agent) hostInputs(cfg hub.NodeConfig) HostInputs {
+// configPhase resolves the config and, when needed, writes the node's
+// files, under the root's lock; it returns the plan the run phase starts.
+func (a *Agent) configPhase(ctx context.Context, o InitOptions, start time.Time) (Plan, error) {
+	unlock, err := a.lock(ctx)
+	if err != nil {
+		return Plan{}, err
+	}
+	defer unlock()
+	res, err := a.Resolve(ctx, o.Sources, o.CachePath, o.Extra...)
+	if err != nil {
+		return Plan{}, err
+	}
+	a.Log.Info("config resolved", "fromCache", res.FromCache, "duration", time.Since(start).Round(time.Microsecond))
+	hi, err := a.hostInputs(res.Config)
+	if err != nil {
+		return Plan{}, err
+	}
+	plan, err := MakePlan(res.Config, hi, o.Scope)
+	if err != nil {
+		return Plan{}, err
+	}
+	for _, w := range plan.MaxPods.Warnings {
+		a.Log.Warn("max pods: " + w)
+	}
+	for _, w := range plan.Warnings {
+		a.Log.Warn(w)
+	}
+	configure := !o.SkipConfig || res.Changed
+	if o.SkipConfig && res.Changed {
+		a.Log.Info("config changed since the config phase (new drop-ins?); configuring again")
+	}
+	if configure {
+		// A lookup whose failure is only a warning may have run into the
+		// deadline: past it, nothing is written.
+		if err := ctx.Err(); err != nil {
+			return Plan{}, fmt.Errorf("not writing the node's files: %w", err)
+		}
+		if err := a.configure(ctx, plan, res, o.CachePath); err != nil {
+			return Plan{}, err
+		}
+		a.Log.Info("files written", "maxPods", plan.MaxPods.MaxPods, "maxPodsSource", plan.MaxPods.Source,
+			"kubeReservedMemory", plan.Reserved.Memory, "duration", time.Since(start).Round(time.Microsecond))
+	}
+	if !o.SkipConfig {
+		a.clearRejection()
+	}
+	return plan, nil
+}
+
+// lock takes the root's lock, waiting while another run holds it, and puts
+// back the files of an earlier run that was killed while installing them.
+func (a *Agent) lock(ctx context.Context) (func(), error) {
+	root, err := inroot.Open(a.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	unlock, err := root.Lock(ctx, func() {
+		a.Log.Info("another nodeboot run holds the lock on the root; waiting for it", "root", root.Path())
+	})
+	if err != nil {
+		return nil, err
+	}
+	restored, err := apply.Recover(a.Root)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	if len(restored) > 0 {
+		a.Log.Warn("an earlier run was stopped while installing files; put the previous ones back", "paths", restored)
+	}
+	return unlock, nil
+}
+
+// maxHostsSize bounds the /etc/hosts read for Outposts pinning.
+const maxHostsSize = 1 << 20
+
+func (a *Agent) hostInputs(cfg hub.NodeConfig) (HostInputs, error) {
 	var hi HostInputs
 	bin := a.CredentialProviderBin
 	if bin == "" {
 		bin = host.CredentialProviderBin
 	}
 	if len(cfg.Status.APIServerIPs) > 0 { // only Outposts pinning edits /etc/hosts
-		if p, err := (apply.Writer{Root: a.Root}).Path(system.HostsPath); err == nil {
-			hi.EtcHosts, _ = os.ReadFile(p)
+		// The file is rewritten from what is read: a read that fails must
+		// stop the run rather than lose the file's other lines.
+		b, err := a.readFile(system.HostsPath, maxHostsSize)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return HostInputs{}, fmt.Errorf("read %s to pin the Outposts API server: %w", system.HostsPath, err)
 		}
+		hi.EtcHosts = b
 	}
 	if a.Probe.Exists(bin) {
 		hi.CredentialProviderBin = bin
 	} else {
 		a.Log.Warn("no image credential provider installed; the kubelet cannot pull from private ECR registries", "path", bin)
 	}
-	return hi
+	return hi, nil
 }
 
 func (a *Agent) configure(ctx context.Context, plan Plan, res Resolution, cachePath string) error {

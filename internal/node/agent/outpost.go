@@ -13,10 +13,12 @@ import (
 )
 
 // Outposts pinning: how often and how far apart the API server host is
-// resolved (nodeadm parity: 6 tries, 200 ms apart).
+// resolved (nodeadm parity: 6 tries, 200 ms apart), each try ending within
+// pinLookupTimeout: at most 6 × 5 s + 5 × 0.2 s = 31 s in all.
 const (
-	pinAttempts = 6
-	pinInterval = 200 * time.Millisecond
+	pinAttempts      = 6
+	pinInterval      = 200 * time.Millisecond
+	pinLookupTimeout = 5 * time.Second
 )
 
 // pinAPIServer resolves the API server host of an Outposts cluster so its
@@ -34,9 +36,15 @@ func (a *Agent) pinAPIServer(ctx context.Context, cfg *hub.NodeConfig) error {
 	if lookup == nil {
 		lookup = net.DefaultResolver.LookupHost
 	}
+	perTry := a.pinLookupTimeout
+	if perTry <= 0 {
+		perTry = pinLookupTimeout
+	}
 	var lastErr error
 	for i := range pinAttempts {
-		ips, err := lookup(ctx, host)
+		tryCtx, cancel := context.WithTimeout(ctx, perTry)
+		ips, err := lookup(tryCtx, host)
+		cancel()
 		if err == nil && len(ips) > 0 {
 			slices.Sort(ips)
 			cfg.Status.APIServerIPs = slices.Compact(ips)

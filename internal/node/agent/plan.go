@@ -37,6 +37,9 @@ type Plan struct {
 	Reserved maxpods.Reserved
 	// LocalStorage is how the run phase sets up instance-store disks.
 	LocalStorage hub.LocalStorage
+	// Warnings are problems found on the host while planning (a damaged
+	// block in /etc/hosts), to be logged.
+	Warnings []string
 }
 
 // Host facts the renderers need but the hub does not carry.
@@ -57,8 +60,9 @@ func MakePlan(cfg hub.NodeConfig, hi HostInputs, scope Scope) (Plan, error) {
 	files, p.Actions = system.Render(cfg)
 	p.Files = append(p.Files, files...)
 	p.Absent = absent([]string{system.ManagerEnvironmentPath, system.ResolvedDropInPath}, files)
-	if hosts, ok := pinnedHosts(cfg, hi.EtcHosts); ok {
+	if hosts, warnings, ok := pinnedHosts(cfg, hi.EtcHosts); ok {
 		p.Files = append(p.Files, hosts)
+		p.Warnings = append(p.Warnings, warnings...)
 	}
 	var errs []error
 	if scope.Containerd {
@@ -91,18 +95,19 @@ func MakePlan(cfg hub.NodeConfig, hi HostInputs, scope Scope) (Plan, error) {
 	return p, nil
 }
 
-// pinnedHosts renders /etc/hosts with the Outposts API server pinned; it
-// renders nothing when the file would not change.
-func pinnedHosts(cfg hub.NodeConfig, existing []byte) (render.File, bool) {
+// pinnedHosts renders /etc/hosts with the Outposts API server pinned, and
+// what it found wrong in the existing file; it renders nothing when there
+// is nothing to pin.
+func pinnedHosts(cfg hub.NodeConfig, existing []byte) (render.File, []string, bool) {
 	if len(cfg.Status.APIServerIPs) == 0 {
-		return render.File{}, false
+		return render.File{}, nil, false
 	}
 	host, err := apiServerHost(cfg.Spec.Cluster.APIServerEndpoint)
 	if err != nil || host == "" {
-		return render.File{}, false
+		return render.File{}, nil, false
 	}
-	data := system.PinnedHosts(existing, host, cfg.Status.APIServerIPs)
-	return render.File{Path: system.HostsPath, Mode: 0o644, Data: data}, true
+	data, warnings := system.PinnedHosts(existing, host, cfg.Status.APIServerIPs)
+	return render.File{Path: system.HostsPath, Mode: 0o644, Data: data}, warnings, true
 }
 
 func absent(managed []string, files []render.File) []string {

@@ -1,8 +1,10 @@
-// Package apply writes rendered files under a root directory as one
-// all-or-nothing step: every file is first staged next to its target and
-// synced, and only when all of them are staged are they renamed into place.
-// A failure while staging removes what was staged and leaves the node as it
-// was; a crash during the renames leaves each file either old or new, never
-// torn, because rename(2) within a directory is atomic. Files whose content
-// and mode are already right are not touched, so re-running is idempotent.
+// Package apply installs rendered files under a root directory as one
+// all-or-nothing step (see Writer.Apply): every target is checked and every
+// file staged and synced next to its target before anything visible
+// changes; the previous files are kept as hard links until the new set is
+// complete, so a failure in any rename or removal puts them back; a journal
+// of the steps lets the next run do the same after a crash; files whose
+// content and mode are already right are not touched, so re-running is
+// idempotent. Every path is resolved inside the root (internal/inroot),
+// symbolic links included.
 package apply

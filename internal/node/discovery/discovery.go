@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
-	"k8s.io/client-go/tools/clientcmd"
+	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
+	"sigs.k8s.io/yaml"
 )
 
 // Errors callers can test for.
@@ -22,6 +24,12 @@ var (
 	ErrNotSigned      = errors.New("cluster-info is not signed for this bootstrap token (is the token valid and kube-controller-manager's bootstrapsigner running?)")
 	ErrBadSignature   = errors.New("cluster-info signature does not verify with this bootstrap token")
 	ErrBadClusterInfo = errors.New("cluster-info ConfigMap is malformed")
+	// ErrInsecureEndpoint: the endpoint is not https://; a bootstrap token
+	// must never be sent, nor a CA fetched, over plain HTTP.
+	ErrInsecureEndpoint = errors.New("the API server endpoint must be https:// to join with a bootstrap token")
+	// ErrClusterInfoChanged: the re-read over the verified connection does
+	// not say what the first read said.
+	ErrClusterInfoChanged = errors.New("cluster-info read over the verified connection differs from the first read")
 )
 
 // clusterInfoPath is the ConfigMap kubeadm publishes for joining nodes.
@@ -42,33 +50,41 @@ type Request struct {
 }
 
 // ClusterCA returns the PEM CA bundle of the cluster, verified as described
-// in the package documentation.
+// in the package documentation: only the certificates that match a pin
+// (all of them with Unsafe) are returned and trusted.
 func ClusterCA(ctx context.Context, r Request) ([]byte, error) {
 	if len(r.Pins) == 0 && !r.Unsafe {
 		return nil, ErrNoPin
+	}
+	if u, err := url.Parse(r.Endpoint); err != nil || u.Scheme != "https" {
+		return nil, fmt.Errorf("%w, got %q", ErrInsecureEndpoint, r.Endpoint)
 	}
 	id, secret, ok := strings.Cut(r.Token, ".")
 	if !ok {
 		return nil, fmt.Errorf("bootstrap token must be <id>.<secret>")
 	}
-	cm, err := fetch(ctx, r, insecureClient(r.timeout()))
+	first, err := fetch(ctx, r, insecureClient(r.timeout()))
 	if err != nil {
 		return nil, err
 	}
-	if err := verifySignature(cm, id, secret); err != nil {
+	if err := verifySignature(first, id, secret); err != nil {
 		return nil, err
 	}
-	ca, err := caFromKubeconfig(cm.Data["kubeconfig"])
+	ca, err := caFromKubeconfig(first.Data["kubeconfig"])
 	if err != nil {
 		return nil, err
 	}
 	if !r.Unsafe {
-		if err := VerifyPins(ca, r.Pins); err != nil {
+		if ca, err = PinnedCertificates(ca, r.Pins); err != nil {
 			return nil, err
 		}
 	}
-	if _, err := fetch(ctx, r, verifiedClient(ca, r.timeout())); err != nil {
+	again, err := fetch(ctx, r, verifiedClient(ca, r.timeout()))
+	if err != nil {
 		return nil, fmt.Errorf("re-reading cluster-info with the discovered CA: %w", err)
+	}
+	if again.Data["kubeconfig"] != first.Data["kubeconfig"] {
+		return nil, ErrClusterInfoChanged
 	}
 	return ca, nil
 }
@@ -126,18 +142,22 @@ func verifiedClient(caPEM []byte, timeout time.Duration) *http.Client {
 	}}
 }
 
+// caFromKubeconfig returns the CA data of the one cluster the kubeconfig
+// names; more than one would make the choice arbitrary.
 func caFromKubeconfig(kc string) ([]byte, error) {
 	if kc == "" {
 		return nil, fmt.Errorf("%w: no kubeconfig key", ErrBadClusterInfo)
 	}
-	cfg, err := clientcmd.Load([]byte(kc))
-	if err != nil {
+	var cfg clientcmdv1.Config
+	if err := yaml.Unmarshal([]byte(kc), &cfg); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadClusterInfo, err)
 	}
-	for _, c := range cfg.Clusters {
-		if len(c.CertificateAuthorityData) > 0 {
-			return c.CertificateAuthorityData, nil
-		}
+	if n := len(cfg.Clusters); n != 1 {
+		return nil, fmt.Errorf("%w: its kubeconfig lists %d clusters; it must name exactly one cluster", ErrBadClusterInfo, n)
 	}
-	return nil, fmt.Errorf("%w: kubeconfig has no certificate-authority-data", ErrBadClusterInfo)
+	ca := cfg.Clusters[0].Cluster.CertificateAuthorityData
+	if len(ca) == 0 {
+		return nil, fmt.Errorf("%w: kubeconfig has no certificate-authority-data", ErrBadClusterInfo)
+	}
+	return ca, nil
 }

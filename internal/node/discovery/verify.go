@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -19,26 +20,30 @@ func PinOf(cert *x509.Certificate) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// VerifyPins checks that some certificate in caPEM matches one of pins.
-func VerifyPins(caPEM []byte, pins []string) error {
-	rest := caPEM
-	for {
+// PinnedCertificates returns, PEM-encoded, the certificates of caPEM whose
+// public key matches one of pins; anything else in the bundle (another CA
+// appended by whoever served it, or bytes that are no certificate) is left
+// out, so it is never trusted. It fails with ErrPinMismatch when none match.
+func PinnedCertificates(caPEM []byte, pins []string) ([]byte, error) {
+	var out []byte
+	for rest := caPEM; ; {
 		var block *pem.Block
 		block, rest = pem.Decode(rest)
 		if block == nil {
-			return ErrPinMismatch
+			break
 		}
 		cert, err := x509.ParseCertificate(block.Bytes)
-		if err != nil {
+		if err != nil || block.Type != "CERTIFICATE" {
 			continue
 		}
-		got := PinOf(cert)
-		for _, p := range pins {
-			if strings.EqualFold(strings.TrimSpace(p), got) {
-				return nil
-			}
+		if slices.ContainsFunc(pins, func(p string) bool { return strings.EqualFold(strings.TrimSpace(p), PinOf(cert)) }) {
+			out = append(out, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: block.Bytes})...)
 		}
 	}
+	if len(out) == 0 {
+		return nil, ErrPinMismatch
+	}
+	return out, nil
 }
 
 // verifySignature checks the detached JWS kube-controller-manager stores as

@@ -1,6 +1,8 @@
 package awstest
 
 import (
+	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -140,4 +142,62 @@ func TestIMDSTokenAndDelay(t *testing.T) {
 	if n := s.Calls("meta-data/mac"); n != 2 {
 		t.Errorf("calls = %d, want 2", n)
 	}
+}
+
+func TestFaultModes(t *testing.T) {
+	s := NewIMDS(t)
+	s.RequireToken = false
+	s.Set("meta-data/mac", "abcdef")
+	get := func(ctx context.Context, path string) (*http.Response, error) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/latest/"+path, nil)
+		return (&http.Client{Transport: &http.Transport{Proxy: nil}}).Do(req)
+	}
+
+	t.Run("FailAlways answers every call with the fault", func(t *testing.T) {
+		s.FailAlways(PathToken, Fault{Status: http.StatusServiceUnavailable, Message: "down"})
+		for range 3 {
+			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPut, s.URL+"/latest/api/token", nil)
+			req.Header.Set("X-aws-ec2-metadata-token-ttl-seconds", "60")
+			if status, _, _ := do(t, req); status != http.StatusServiceUnavailable {
+				t.Fatalf("status = %d, want 503 on every call", status)
+			}
+		}
+	})
+
+	t.Run("Trickle sends headers, then the body byte by byte", func(t *testing.T) {
+		s.Trickle("meta-data/mac", time.Hour)
+		defer s.Trickle("meta-data/mac", 0)
+		ctx, cancel := context.WithCancel(t.Context())
+		resp, err := get(ctx, "meta-data/mac")
+		if err != nil {
+			t.Fatalf("headers did not arrive: %v", err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != 200 || resp.ContentLength != 6 {
+			t.Fatalf("status %d, length %d; want 200 announcing 6 bytes", resp.StatusCode, resp.ContentLength)
+		}
+		first := make([]byte, 1)
+		if _, err := io.ReadFull(resp.Body, first); err != nil || first[0] != 'a' {
+			t.Fatalf("first byte %q, %v", first, err)
+		}
+		cancel() // the rest would take hours: only a deadline ends the read
+		if rest, err := io.ReadAll(resp.Body); err == nil {
+			t.Fatalf("read the rest %q without error", rest)
+		}
+	})
+
+	t.Run("Hang never answers", func(t *testing.T) {
+		s.Hang("meta-data/mac")
+		defer s.SetDelay("meta-data/mac", 0)
+		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+		defer cancel()
+		resp, err := get(ctx, "meta-data/mac")
+		if err == nil {
+			resp.Body.Close()
+			t.Fatalf("got an answer (%d) from a hanging server", resp.StatusCode)
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("error = %v, want the client's deadline", err)
+		}
+	})
 }

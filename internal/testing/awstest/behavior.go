@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -37,18 +38,25 @@ var (
 // Behavior is the call accounting and fault/delay injection every server
 // shares; its methods are promoted to EC2, EKS and IMDS.
 type Behavior struct {
-	mu     sync.Mutex
-	calls  map[string]int
-	faults map[string][]Fault
-	delays map[string]time.Duration
+	mu       sync.Mutex
+	calls    map[string]int
+	faults   map[string][]Fault
+	always   map[string]Fault
+	delays   map[string]time.Duration
+	trickles map[string]time.Duration
 }
 
 // init makes the zero Behavior usable; b.mu is held.
 func (b *Behavior) init() {
 	if b.calls == nil {
-		b.calls, b.faults, b.delays = map[string]int{}, map[string][]Fault{}, map[string]time.Duration{}
+		b.calls, b.faults, b.always = map[string]int{}, map[string][]Fault{}, map[string]Fault{}
+		b.delays, b.trickles = map[string]time.Duration{}, map[string]time.Duration{}
 	}
 }
+
+// forever is a delay longer than any test: the server holds the request
+// until the client goes away.
+const forever = 24 * time.Hour
 
 // begin counts a call of action and returns the fault to answer with, if
 // one is queued, after sleeping the action's delay (or until ctx ends).
@@ -57,10 +65,9 @@ func (b *Behavior) begin(ctx context.Context, action string) (Fault, bool) {
 	b.init()
 	b.calls[action]++
 	delay := b.delays[action]
-	var fault Fault
-	queued := len(b.faults[action]) > 0
-	if queued {
-		fault = b.faults[action][0]
+	fault, queued := b.always[action]
+	if len(b.faults[action]) > 0 {
+		fault, queued = b.faults[action][0], true
 		b.faults[action] = b.faults[action][1:]
 	}
 	b.mu.Unlock()
@@ -84,12 +91,80 @@ func (b *Behavior) FailNext(action string, faults ...Fault) {
 	b.faults[action] = append(b.faults[action], faults...)
 }
 
+// FailAlways makes every call of action answer with fault, after any
+// faults queued with FailNext.
+func (b *Behavior) FailAlways(action string, fault Fault) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.init()
+	b.always[action] = fault
+}
+
 // SetDelay delays every answer to action by d.
 func (b *Behavior) SetDelay(action string, d time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.init()
 	b.delays[action] = d
+}
+
+// Hang makes the server accept every request for action and never answer
+// it: the request is held until the client gives up.
+func (b *Behavior) Hang(action string) { b.SetDelay(action, forever) }
+
+// Trickle makes answers to action send their status and headers at once and
+// then the body one byte every interval, like a server that stalls midway:
+// only a deadline on the whole exchange, body included, ends the wait.
+func (b *Behavior) Trickle(action string, interval time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.init()
+	b.trickles[action] = interval
+}
+
+// body returns the writer an answer to action is written through: w itself,
+// or a trickling writer when Trickle was set for action.
+func (b *Behavior) body(r *http.Request, action string, w http.ResponseWriter) http.ResponseWriter {
+	b.mu.Lock()
+	b.init()
+	interval := b.trickles[action]
+	b.mu.Unlock()
+	if interval <= 0 {
+		return w
+	}
+	return &trickleWriter{ResponseWriter: w, ctx: r.Context(), interval: interval}
+}
+
+// trickleWriter writes its body one byte per interval, flushing each, and
+// stops when the client has gone away.
+type trickleWriter struct {
+	http.ResponseWriter
+	ctx      context.Context
+	interval time.Duration
+}
+
+func (t *trickleWriter) Write(p []byte) (int, error) {
+	if h := t.Header(); h.Get("Content-Length") == "" {
+		// Announce the whole body, so that the client waits for all of it.
+		h.Set("Content-Length", strconv.Itoa(len(p)))
+	}
+	flusher, _ := t.ResponseWriter.(http.Flusher)
+	for i := range p {
+		if _, err := t.ResponseWriter.Write(p[i : i+1]); err != nil {
+			return i, err
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		timer := time.NewTimer(t.interval)
+		select {
+		case <-timer.C:
+		case <-t.ctx.Done():
+			timer.Stop()
+			return i + 1, t.ctx.Err()
+		}
+	}
+	return len(p), nil
 }
 
 // Calls returns how many requests for action arrived, failed ones included.

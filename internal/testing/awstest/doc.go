@@ -6,5 +6,7 @@
 //
 // Every server binds 127.0.0.1 on a free port, is closed when the test ends,
 // counts the calls of each action, can fail the next N calls of an action
-// with injected faults (throttling, 5xx) and can delay an action.
+// with injected faults (throttling, 5xx) or every call (FailAlways), and can
+// delay an action, hold it without answer (Hang) or send its body one byte at
+// a time (Trickle).
 package awstest

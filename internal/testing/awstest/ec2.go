@@ -129,6 +129,7 @@ func (s *EC2) serve(w http.ResponseWriter, r *http.Request) {
 		writeEC2Error(w, fault)
 		return
 	}
+	w = s.body(r, action, w)
 	if !strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 ") {
 		writeEC2Error(w, Fault{Status: http.StatusUnauthorized, Code: "AuthFailure", Message: "request is not signed"})
 		return

@@ -61,6 +61,7 @@ func (s *EKS) serve(w http.ResponseWriter, r *http.Request) {
 		writeEKSError(w, fault)
 		return
 	}
+	w = s.body(r, ActionDescribeCluster, w)
 	if !strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 ") {
 		writeEKSError(w, Fault{Status: http.StatusForbidden, Code: "UnrecognizedClientException", Message: "request is not signed"})
 		return

@@ -3,6 +3,8 @@ package awstest
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -30,15 +32,40 @@ func IsolateEnv(t testing.TB) {
 	for _, k := range awsEnv {
 		Unsetenv(t, k)
 	}
-	dir := t.TempDir()
-	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "missing-config"))
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "missing-credentials"))
-	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDAWSTEST")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "awstest-secret")
-	t.Setenv("AWS_REGION", "us-west-2")
-	// Credentials come from the variables above, so the SDK never asks IMDS;
-	// should anything still try, it reaches a closed loopback port.
-	t.Setenv("AWS_EC2_METADATA_SERVICE_ENDPOINT", "http://127.0.0.1:9")
+	for _, kv := range isolatedVars(t.TempDir()) {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+}
+
+// IsolatedEnviron returns the environment of this process with the same
+// isolation as IsolateEnv applied, for a child process; it does not change
+// this process's environment, so parallel tests may use it.
+func IsolatedEnviron(t testing.TB) []string {
+	t.Helper()
+	var out []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(awsEnv, k) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, isolatedVars(t.TempDir())...)
+}
+
+// isolatedVars are the variables that isolate the SDK: shared files that do
+// not exist, fixed fake credentials, region us-west-2, and an IMDS endpoint
+// on a closed loopback port (credentials come from the variables, so the
+// SDK never asks IMDS; should anything still try, it reaches nothing).
+func isolatedVars(dir string) []string {
+	return []string{
+		"AWS_CONFIG_FILE=" + filepath.Join(dir, "missing-config"),
+		"AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(dir, "missing-credentials"),
+		"AWS_ACCESS_KEY_ID=AKIDAWSTEST",
+		"AWS_SECRET_ACCESS_KEY=awstest-secret",
+		"AWS_REGION=us-west-2",
+		"AWS_EC2_METADATA_SERVICE_ENDPOINT=http://127.0.0.1:9",
+	}
 }
 
 // Unsetenv removes k from the environment until the test ends (t.Setenv

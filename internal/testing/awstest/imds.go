@@ -93,6 +93,7 @@ func (s *IMDS) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fault.Message, fault.Status)
 		return
 	}
+	w = s.body(r, path, w)
 	if s.RequireToken && r.Header.Get("X-aws-ec2-metadata-token") != imdsToken {
 		http.Error(w, "Unauthorized", http.StatusUnauthorized)
 		return
@@ -113,6 +114,7 @@ func (s *IMDS) serveToken(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fault.Message, fault.Status)
 		return
 	}
+	w = s.body(r, PathToken, w)
 	ttl := r.Header.Get("X-aws-ec2-metadata-token-ttl-seconds")
 	if r.Method != http.MethodPut || ttl == "" {
 		http.Error(w, "Bad Request", http.StatusBadRequest)

@@ -6,7 +6,8 @@
 # Needs root. etcd is not installed: build-k8s.sh builds the etcd that the
 # Kubernetes version pins.
 set -euo pipefail
-PKGS=(containerd runc containernetworking-plugins iptables conntrack socat ebtables ethtool busybox-static iproute2 xfsprogs)
+# mount and util-linux (mount, umount, unshare) are for the fault suite (make faults).
+PKGS=(containerd runc containernetworking-plugins iptables conntrack socat ebtables ethtool busybox-static iproute2 xfsprogs mount util-linux)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

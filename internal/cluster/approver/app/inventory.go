@@ -92,7 +92,7 @@ func newInventory(ctx context.Context, opts Options, log logr.Logger, metrics *a
 func imdsRegion(ctx context.Context, timeout time.Duration) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	id, err := imds.New(imds.Options{MaxAttempts: imdsRegionAttempts, RequireToken: true}).IdentityDocument(ctx)
+	id, err := imds.New(imds.Options{MaxAttempts: imdsRegionAttempts}).IdentityDocument(ctx)
 	if err != nil {
 		return "", err
 	}
