@@ -3,8 +3,9 @@ package bootstrapsh
 import (
 	"maps"
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/nodeboot/nodeboot/internal/lazyregexp"
 )
 
 // al2Files are AL2 files that nodeboot neither reads nor writes: scripts
@@ -25,7 +26,7 @@ var readers = map[string]bool{
 }
 
 // maxPodsPatch finds eksctl's sed patch value: `… --max-pods=N"…`.
-var maxPodsPatch = regexp.MustCompile(`--max-pods=([0-9]+)`)
+var maxPodsPatch = lazyregexp.New(`--max-pods=([0-9]+)`)
 
 func rawWords(words []word) string {
 	raws := make([]string, len(words))
