@@ -59,7 +59,7 @@ type Client struct {
 	wait NameWait
 }
 
-// New returns a client for cfg (see awsconfig.Load, which applies the retry
+// New returns a client for cfg (see awsconfig.LoadNode, which applies the retry
 // policy and the endpoint overrides). It does no I/O.
 func New(cfg aws.Config, wait NameWait) *Client {
 	return NewWithAPI(sdkec2.NewFromConfig(cfg), wait)

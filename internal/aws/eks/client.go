@@ -61,7 +61,7 @@ type Client struct {
 }
 
 // New returns a client for cfg. Retries follow cfg's retryer: with
-// awsconfig.Load that is a bounded number of attempts with full-jitter
+// awsconfig.LoadNode that is a bounded number of attempts with full-jitter
 // exponential backoff on throttling (429, ThrottlingException) and 5xx. It
 // does no I/O.
 func New(cfg aws.Config) *Client {
