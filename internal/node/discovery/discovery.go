@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/client-go/tools/clientcmd"
+	clientcmdv1 "github.com/nodeboot/nodeboot/internal/k8sapi/clientcmd/v1"
 )
 
 // Errors callers can test for.
@@ -130,13 +130,13 @@ func caFromKubeconfig(kc string) ([]byte, error) {
 	if kc == "" {
 		return nil, fmt.Errorf("%w: no kubeconfig key", ErrBadClusterInfo)
 	}
-	cfg, err := clientcmd.Load([]byte(kc))
+	cfg, err := clientcmdv1.Load([]byte(kc))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadClusterInfo, err)
 	}
-	for _, c := range cfg.Clusters {
-		if len(c.CertificateAuthorityData) > 0 {
-			return c.CertificateAuthorityData, nil
+	for _, c := range cfg.Clusters { // the first, in file order
+		if len(c.Cluster.CertificateAuthorityData) > 0 {
+			return c.Cluster.CertificateAuthorityData, nil
 		}
 	}
 	return nil, fmt.Errorf("%w: kubeconfig has no certificate-authority-data", ErrBadClusterInfo)
