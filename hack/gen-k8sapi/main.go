@@ -1,0 +1,61 @@
+// Command gen-k8sapi writes the generated lean Kubernetes API types of
+// internal/k8sapi (see internal/k8sapi/gentypes). Run it from the
+// module root, or through `go generate ./internal/k8sapi/...`, after
+// upgrading k8s.io/kubelet, k8s.io/api or k8s.io/component-base; the lean
+// packages' tests fail until it has been run.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/nodeboot/nodeboot/internal/k8sapi/gentypes"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "gen-k8sapi:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	for _, t := range gentypes.Targets {
+		src, err := gentypes.Generate(t)
+		if err != nil {
+			return err
+		}
+		path := filepath.Join(root, t.Dir, gentypes.FileName)
+		if err := os.WriteFile(path, src, 0o644); err != nil {
+			return err
+		}
+		fmt.Println("wrote", path)
+	}
+	return nil
+}
+
+// moduleRoot walks up from the working directory to nodeboot's go.mod.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && bytes.HasPrefix(data, []byte("module github.com/nodeboot/nodeboot\n")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("not inside the nodeboot module")
+		}
+		dir = parent
+	}
+}

@@ -1,0 +1,54 @@
+package v1_test
+
+import (
+	"os"
+	"reflect"
+	"testing"
+
+	upstream "k8s.io/kubelet/config/v1"
+
+	"github.com/nodeboot/nodeboot/internal/k8sapi/gentypes"
+	lean "github.com/nodeboot/nodeboot/internal/k8sapi/kubeletconfig/v1"
+)
+
+func TestGeneratedCodeIsCurrent(t *testing.T) {
+	want, err := gentypes.Generate(gentypes.KubeletConfigV1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(gentypes.FileName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("%s is stale: run go generate ./internal/k8sapi/... (hack/gen-k8sapi)", gentypes.FileName)
+	}
+}
+
+func TestSameShapeAsUpstream(t *testing.T) {
+	err := gentypes.SameShape(reflect.TypeFor[lean.CredentialProviderConfig](), reflect.TypeFor[upstream.CredentialProviderConfig](), gentypes.Pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestEncodingAgreesWithUpstream(t *testing.T) {
+	for seed := range int64(100) {
+		var up upstream.CredentialProviderConfig
+		gentypes.Filler(seed).Fill(&up)
+		if err := gentypes.RoundTrip(&up, &lean.CredentialProviderConfig{}); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		var l lean.CredentialProviderConfig
+		gentypes.Filler(seed).Fill(&l)
+		if err := gentypes.RoundTrip(&l, &upstream.CredentialProviderConfig{}); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+	}
+}
+
+func TestGroupVersionAgreesWithUpstream(t *testing.T) {
+	if lean.SchemeGroupVersion.String() != upstream.SchemeGroupVersion.String() {
+		t.Errorf("%s, upstream %s", lean.SchemeGroupVersion, upstream.SchemeGroupVersion)
+	}
+}
