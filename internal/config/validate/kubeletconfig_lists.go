@@ -8,10 +8,10 @@ import (
 	"strings"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/nodeboot/nodeboot/internal/config/validate/suggest"
+	"github.com/nodeboot/nodeboot/internal/k8sapi/validation"
 	"github.com/nodeboot/nodeboot/internal/lazyregexp"
 )
 

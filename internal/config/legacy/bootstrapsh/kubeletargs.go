@@ -7,8 +7,8 @@ import (
 	"strings"
 	"unicode"
 
-	"k8s.io/apimachinery/pkg/util/validation"
-	kubeletapis "k8s.io/kubelet/pkg/apis"
+	"github.com/nodeboot/nodeboot/internal/k8sapi/kubeletapis"
+	"github.com/nodeboot/nodeboot/internal/k8sapi/validation"
 )
 
 // kubeletFlag is one flag of --kubelet-extra-args.

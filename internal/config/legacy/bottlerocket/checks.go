@@ -3,7 +3,7 @@ package bottlerocket
 import (
 	"net/netip"
 
-	"k8s.io/apimachinery/pkg/util/validation"
+	"github.com/nodeboot/nodeboot/internal/k8sapi/validation"
 )
 
 // These checks let emitters refuse values Bottlerocket would reject. Each

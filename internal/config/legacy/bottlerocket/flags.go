@@ -6,9 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation"
-
 	"github.com/nodeboot/nodeboot/internal/config/validate/suggest"
+	"github.com/nodeboot/nodeboot/internal/k8sapi/validation"
 )
 
 // Kubelet flags that settings become, in the order they are added.
