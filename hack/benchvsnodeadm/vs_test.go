@@ -326,3 +326,26 @@ func hostLine() string {
 	return fmt.Sprintf("%d CPUs, %s, load average %s", runtime.NumCPU(), runtime.Version(),
 		strings.Join(strings.Fields(string(load))[:3], " "))
 }
+
+var flagServe = flag.Duration("serve", 0, "TestServeStubs: keep the stubs up this long for manual profiling")
+
+// TestServeStubs starts the metadata mock and the EC2 stub with the same
+// user data, prints the environment that points an agent at them and keeps
+// them up for -serve, e.g. to run `perf record` on one agent by hand.
+func TestServeStubs(t *testing.T) {
+	if *flagServe == 0 {
+		t.Skip("set -serve")
+	}
+	awstest.IsolateEnv(t)
+	userData, err := os.ReadFile(*flagUserData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imdsURL := aemmtest.Start(t, aemmtest.Config{UserData: userData})
+	ec2 := awstest.NewEC2(t)
+	ec2.AddInstance(awstest.Instance{ID: aemmtest.DefaultInstanceID, InstanceType: aemmtest.DefaultInstanceType,
+		PrivateDNSName: aemmtest.DefaultHostname})
+	fmt.Printf("export AWS_EC2_METADATA_SERVICE_ENDPOINT=%s AWS_ENDPOINT_URL_EC2=%s AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s AWS_REGION=%s\n",
+		imdsURL, ec2.URL, os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"), os.Getenv("AWS_REGION"))
+	time.Sleep(*flagServe)
+}
