@@ -11,13 +11,19 @@
 # test/tools/nodeadm/go.mod into the git-ignored .cache/bench (never
 # committed), with the same flags as `make build` builds nodeboot.
 #
-#   bash hack/bench-vs-nodeadm.sh            # RUNS=31 INIT_RUNS=31
+# With WITHOUT_CEL=1 (the default) it also measures an experimental build in
+# which internal/config/maxpods/expression.go is replaced by a stub without
+# cel-go (hack/benchvsnodeadm/testdata/expression-without-cel.go, through go
+# build -overlay): what linking cel-go costs. That build is never shipped.
+#
+#   bash hack/bench-vs-nodeadm.sh            # RUNS=31 INIT_RUNS=31 WITHOUT_CEL=1
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$REPO/.cache/bench
 MOD=$REPO/test/tools/nodeadm
 RUNS=${RUNS:-31}
 INIT_RUNS=${INIT_RUNS:-31}
+WITHOUT_CEL=${WITHOUT_CEL:-1}
 mkdir -p "$OUT"
 export CGO_ENABLED=0
 
@@ -37,11 +43,20 @@ fi
 VERSION=$(git -C "$REPO" describe --tags --always --dirty 2>/dev/null || echo dev)
 (cd "$REPO" && go build -trimpath -ldflags "-s -w -X github.com/nodeboot/nodeboot/internal/version.Version=$VERSION" \
   -o "$OUT/nodeboot" ./cmd/nodeboot)
+VARIANTS=""
+if [ "$WITHOUT_CEL" = 1 ]; then
+  printf '{"Replace":{"%s":"%s"}}\n' "$REPO/internal/config/maxpods/expression.go" \
+    "$REPO/hack/benchvsnodeadm/testdata/expression-without-cel.go" > "$OUT/overlay-without-cel.json"
+  (cd "$REPO" && go build -overlay "$OUT/overlay-without-cel.json" -trimpath \
+    -ldflags "-s -w -X github.com/nodeboot/nodeboot/internal/version.Version=$VERSION-without-cel" \
+    -o "$OUT/nodeboot-without-cel" ./cmd/nodeboot)
+  VARIANTS="without-cel-go=$OUT/nodeboot-without-cel"
+fi
 bash "$REPO/test/e2e/scripts/build-aemm.sh"
 (cd "$REPO" && go test -c -tags nodeadmbench -o "$OUT/benchvsnodeadm.test" ./hack/benchvsnodeadm)
 
 cd "$REPO/hack/benchvsnodeadm"
 unshare --mount --propagation private "$OUT/benchvsnodeadm.test" -test.run '^TestSideBySide$' -test.v -test.timeout 60m \
   -nodeboot "$OUT/nodeboot" -nodeadm "$OUT/nodeadm" -nodeadm-version "$NODEADM_VERSION" \
-  -runs "$RUNS" -init-runs "$INIT_RUNS" -out "$OUT/vs-nodeadm.md"
+  -runs "$RUNS" -init-runs "$INIT_RUNS" -variants "$VARIANTS" -out "$OUT/vs-nodeadm.md"
 echo "report: $OUT/vs-nodeadm.md"

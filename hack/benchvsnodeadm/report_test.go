@@ -10,30 +10,67 @@ import (
 	"time"
 )
 
-// formatReport renders the side-by-side table in markdown.
-func formatReport(agents []*agentRun, traces []initFigures, describeCalls int) string {
-	nb, na := agents[0], agents[1]
+// formatReport renders the side-by-side table in markdown: one column per
+// agent (nodeadm last), then each other agent's ratio to nodeadm.
+func formatReport(agents []*agentRun, baselines []initFigures, describeCalls int) string {
+	na := agents[len(agents)-1]
+	others := agents[:len(agents)-1]
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%s; %d interleaved runs of each (after %d warm-up runs); nodeadm %s; %d DescribeInstances calls in all\n\n",
 		time.Now().UTC().Format("2006-01-02"), *flagRuns, *flagWarmup, *flagNodeadmVer, describeCalls)
 	fmt.Fprintf(&b, "host: %s\n\n", hostLine())
-	b.WriteString("| | nodeboot | nodeadm | nodeboot / nodeadm |\n|---|---|---|---|\n")
-	row := func(name string, f func(sample) float64, unit string) {
-		x, y := quartiles(nb.samples, f), quartiles(na.samples, f)
-		fmt.Fprintf(&b, "| %s, median (p25–p75) | **%.1f %s** (%.1f–%.1f) | **%.1f %s** (%.1f–%.1f) | %.2f |\n",
-			name, x[1], unit, x[0], x[2], y[1], unit, y[0], y[2], x[1]/y[1])
+	b.WriteString("|")
+	for _, a := range agents {
+		b.WriteString(" | " + a.name)
 	}
-	row("CPU, user+sys", func(s sample) float64 { return ms(s.cpu) }, "ms")
-	row("peak RSS", func(s sample) float64 { return float64(s.maxRSS) / (1 << 20) }, "MiB")
-	row("wall, exec → exit", func(s sample) float64 { return ms(s.wall) }, "ms")
-	sb, sa := size(nb.bin), size(na.bin)
-	fmt.Fprintf(&b, "| binary size (stripped) | %.1f MB | %.1f MB | %.2f |\n", sb/1e6, sa/1e6, sb/sa)
-	tb, ta, bb, ba := traces[0], traces[1], traces[2], traces[3]
-	fmt.Fprintf(&b, "| package init: non-std packages, median of %d | **%.2f ms** | %.2f ms | %.2f |\n",
-		*flagInitRuns, tb.modules, ta.modules, tb.modules/ta.modules)
-	fmt.Fprintf(&b, "| package init: every package but runtime | %.2f ms | %.2f ms | %.2f |\n", tb.all, ta.all, tb.all/ta.all)
-	fmt.Fprintf(&b, "| package init: the same std packages alone (hello world) | %.2f ms | %.2f ms | |\n", bb.all, ba.all)
-	fmt.Fprintf(&b, "| bytes allocated at init by non-std packages | %.0f KiB | %.0f KiB | |\n", tb.allocBytes/1024, ta.allocBytes/1024)
+	for _, a := range others {
+		b.WriteString(" | " + a.name + " / nodeadm")
+	}
+	b.WriteString(" |\n|---")
+	for range len(agents) + len(others) {
+		b.WriteString("|---")
+	}
+	b.WriteString("|\n")
+	row := func(name string, cell func(a *agentRun) (string, float64)) {
+		b.WriteString("| " + name)
+		for _, a := range agents {
+			text, _ := cell(a)
+			b.WriteString(" | " + text)
+		}
+		_, base := cell(na)
+		for _, a := range others {
+			_, v := cell(a)
+			if base == 0 {
+				b.WriteString(" | ")
+				continue
+			}
+			fmt.Fprintf(&b, " | %.2f", v/base)
+		}
+		b.WriteString(" |\n")
+	}
+	sampled := func(name, unit string, f func(sample) float64) {
+		row(name+", median (p25–p75)", func(a *agentRun) (string, float64) {
+			q := quartiles(a.samples, f)
+			return fmt.Sprintf("**%.1f %s** (%.1f–%.1f)", q[1], unit, q[0], q[2]), q[1]
+		})
+	}
+	sampled("CPU, user+sys", "ms", func(s sample) float64 { return ms(s.cpu) })
+	sampled("peak RSS", "MiB", func(s sample) float64 { return float64(s.maxRSS) / (1 << 20) })
+	sampled("wall, exec → exit", "ms", func(s sample) float64 { return ms(s.wall) })
+	row("binary size (stripped)", func(a *agentRun) (string, float64) {
+		return fmt.Sprintf("%.1f MB", size(a.bin)/1e6), size(a.bin)
+	})
+	row(fmt.Sprintf("package init, non-std packages (median of %d)", *flagInitRuns), func(a *agentRun) (string, float64) {
+		return fmt.Sprintf("**%.2f ms**", a.init.modules), a.init.modules
+	})
+	row("package init, every package but runtime", func(a *agentRun) (string, float64) {
+		return fmt.Sprintf("%.2f ms", a.init.all), a.init.all
+	})
+	row("bytes allocated at init by non-std packages", func(a *agentRun) (string, float64) {
+		return fmt.Sprintf("%.0f KiB", a.init.allocBytes/1024), a.init.allocBytes
+	})
+	fmt.Fprintf(&b, "\nThe same std packages alone (a hello world importing them): %.2f ms for nodeboot's, %.2f ms for nodeadm's.\n",
+		baselines[0].all, baselines[1].all)
 	return b.String()
 }
 

@@ -30,6 +30,7 @@ var (
 	flagNodeadmMod  = flag.String("nodeadm-mod", "../../test/tools/nodeadm", "nodeadm wrapper module dir (std baseline)")
 	flagUserData    = flag.String("user-data", "../../internal/node/agent/testdata/cases/karpenter-al2023-mime/user-data", "user data both agents read from IMDS")
 	flagOut         = flag.String("out", "", "also write the report (markdown) to this file")
+	flagVariants    = flag.String("variants", "", "more nodeboot builds to measure alike, as name=path,name=path")
 )
 
 // amiFiles are what an AL2023 AMI holds that both agents read: the versions
@@ -66,33 +67,34 @@ func TestSideBySide(t *testing.T) {
 		"DBUS_SYSTEM_BUS_ADDRESS="+bus)
 
 	scratch := mountTmpfs(t, t.TempDir())
-	agents := []*agentRun{
-		{name: "nodeboot", bin: *flagNodeboot, prepare: prepareNodeboot(t, scratch)},
-		{name: "nodeadm", bin: *flagNodeadm, prepare: prepareNodeadm(t, scratch)},
+	agents := []*agentRun{{name: "nodeboot", bin: *flagNodeboot, initArg: "version", prepare: prepareNodeboot(t, scratch)}}
+	for _, v := range strings.Split(*flagVariants, ",") {
+		if name, bin, ok := strings.Cut(v, "="); ok {
+			agents = append(agents, &agentRun{name: name, bin: bin, initArg: "version", prepare: prepareNodeboot(t, scratch)})
+		}
 	}
+	agents = append(agents, &agentRun{name: "nodeadm", bin: *flagNodeadm, initArg: "--help", prepare: prepareNodeadm(t, scratch)})
 	for i := range *flagWarmup {
 		for _, a := range agents {
 			a.once(t, env, i == 0)
 		}
 	}
 	for i := range *flagRuns {
-		order := agents
-		if i%2 == 1 { // alternate who goes first, so drift hits both alike
-			order = []*agentRun{agents[1], agents[0]}
-		}
-		for _, a := range order {
+		for j := range agents { // rotate who goes first, so drift hits all alike
+			a := agents[(i+j)%len(agents)]
 			a.samples = append(a.samples, a.once(t, env, false))
 		}
 	}
 	calls := ec2.Calls(awstest.ActionDescribeInstances)
 
-	traces := []initFigures{
-		measureInit(t, *flagNodeboot, "version"),
-		measureInit(t, *flagNodeadm, "--help"),
+	for _, a := range agents {
+		a.init = measureInit(t, a.bin, a.initArg)
+	}
+	baselines := []initFigures{
 		measureInit(t, stdBaseline(t, *flagNodebootPkg, "."), ""),
 		measureInit(t, stdBaseline(t, *flagNodeadmMod, "github.com/awslabs/amazon-eks-ami/nodeadm/cmd/nodeadm"), ""),
 	}
-	report := formatReport(agents, traces, calls)
+	report := formatReport(agents, baselines, calls)
 	fmt.Print(report)
 	if *flagOut != "" {
 		if err := os.WriteFile(*flagOut, []byte(report), 0o644); err != nil {
@@ -104,6 +106,9 @@ func TestSideBySide(t *testing.T) {
 // agentRun is one agent under measurement.
 type agentRun struct {
 	name, bin string
+	// initArg is what the binary is run with to trace its package init.
+	initArg string
+	init    initFigures
 	// prepare sets up a fresh node for one run.
 	prepare func(run int) node
 	runs    int
