@@ -3,7 +3,9 @@
 # `init --skip run` on the same user data against the same loopback
 # amazon-ec2-metadata-mock and EC2 Query stub, interleaved, RUNS times each;
 # CPU (user+sys) and peak RSS come from wait4's rusage, package init from
-# GODEBUG=inittrace=1. Needs root: nodeadm has no --root, so it runs in a
+# GODEBUG=inittrace=1, traced under `chrt -f $RT` (RT=0: normal scheduling)
+# so that other work on a shared machine does not preempt the traced process
+# and inflate its wall-clock init times. Needs root: nodeadm has no --root, so it runs in a
 # private mount namespace with throw-away overlays over /etc, /var/lib and
 # /run, and connects to a real dbus-daemon started for the run.
 #
@@ -16,7 +18,7 @@
 # cel-go (hack/benchvsnodeadm/testdata/expression-without-cel.go, through go
 # build -overlay): what linking cel-go costs. That build is never shipped.
 #
-#   bash hack/bench-vs-nodeadm.sh            # RUNS=31 INIT_RUNS=31 WITHOUT_CEL=1
+#   bash hack/bench-vs-nodeadm.sh            # RUNS=31 INIT_RUNS=31 WITHOUT_CEL=1 RT=50
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$REPO/.cache/bench
@@ -24,6 +26,7 @@ MOD=$REPO/test/tools/nodeadm
 RUNS=${RUNS:-31}
 INIT_RUNS=${INIT_RUNS:-31}
 WITHOUT_CEL=${WITHOUT_CEL:-1}
+RT=${RT:-50}
 mkdir -p "$OUT"
 export CGO_ENABLED=0
 
@@ -58,5 +61,5 @@ bash "$REPO/test/e2e/scripts/build-aemm.sh"
 cd "$REPO/hack/benchvsnodeadm"
 unshare --mount --propagation private "$OUT/benchvsnodeadm.test" -test.run '^TestSideBySide$' -test.v -test.timeout 60m \
   -nodeboot "$OUT/nodeboot" -nodeadm "$OUT/nodeadm" -nodeadm-version "$NODEADM_VERSION" \
-  -runs "$RUNS" -init-runs "$INIT_RUNS" -variants "$VARIANTS" -out "$OUT/vs-nodeadm.md"
+  -runs "$RUNS" -init-runs "$INIT_RUNS" -variants "$VARIANTS" -rt "$RT" -out "$OUT/vs-nodeadm.md"
 echo "report: $OUT/vs-nodeadm.md"

@@ -31,9 +31,11 @@ func measureInit(t *testing.T, bin string, arg string) initFigures {
 	t.Helper()
 	var modules, all, alloc []float64
 	for range *flagInitRuns {
-		cmd := exec.Command(bin)
+		var cmd *exec.Cmd
 		if arg != "" {
-			cmd.Args = append(cmd.Args, arg)
+			cmd = rtCommand(bin, arg)
+		} else {
+			cmd = rtCommand(bin)
 		}
 		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 		var stderr bytes.Buffer

@@ -18,7 +18,11 @@ func formatReport(agents []*agentRun, baselines []initFigures, describeCalls int
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%s; %d interleaved runs of each (after %d warm-up runs); nodeadm %s; %d DescribeInstances calls in all\n\n",
 		time.Now().UTC().Format("2006-01-02"), *flagRuns, *flagWarmup, *flagNodeadmVer, describeCalls)
-	fmt.Fprintf(&b, "host: %s\n\n", hostLine())
+	sched := "init traced under normal scheduling"
+	if *flagRT > 0 {
+		sched = fmt.Sprintf("init traced under chrt -f %d", *flagRT)
+	}
+	fmt.Fprintf(&b, "host: %s; %s\n\n", hostLine(), sched)
 	b.WriteString("|")
 	for _, a := range agents {
 		b.WriteString(" | " + a.name)

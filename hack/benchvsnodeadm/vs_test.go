@@ -31,7 +31,20 @@ var (
 	flagUserData    = flag.String("user-data", "../../internal/node/agent/testdata/cases/karpenter-al2023-mime/user-data", "user data both agents read from IMDS")
 	flagOut         = flag.String("out", "", "also write the report (markdown) to this file")
 	flagVariants    = flag.String("variants", "", "more nodeboot builds to measure alike, as name=path,name=path")
+	flagRT          = flag.Int("rt", 0, "trace package init under chrt -f with this priority (0: normal scheduling)")
 )
+
+// rtCommand returns the command that runs bin, under chrt when -rt is set:
+// then the rest of the machine's work does not preempt the process, and the
+// init clock times (wall clock per package) are comparable across loads.
+// Not for the agent runs: a real-time Go process's idle threads spin instead
+// of yielding, which inflates its CPU time.
+func rtCommand(bin string, args ...string) *exec.Cmd {
+	if *flagRT > 0 {
+		return exec.Command("chrt", append([]string{"-f", fmt.Sprint(*flagRT), bin}, args...)...)
+	}
+	return exec.Command(bin, args...)
+}
 
 // amiFiles are what an AL2023 AMI holds that both agents read: the versions
 // recorded at build time (read instead of executing kubelet and containerd)
