@@ -18,6 +18,9 @@
 # cel-go (hack/benchvsnodeadm/testdata/expression-without-cel.go, through go
 # build -overlay): what linking cel-go costs. That build is never shipped.
 #
+# EXTRA_VARIANTS=name=path[,name=path] measures more nodeboot binaries
+# alongside, e.g. one built from main for a before/after comparison.
+#
 #   bash hack/bench-vs-nodeadm.sh            # RUNS=31 INIT_RUNS=31 WITHOUT_CEL=1 RT=50
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,6 +58,7 @@ if [ "$WITHOUT_CEL" = 1 ]; then
     -o "$OUT/nodeboot-without-cel" ./cmd/nodeboot)
   VARIANTS="without-cel-go=$OUT/nodeboot-without-cel"
 fi
+VARIANTS="$VARIANTS${EXTRA_VARIANTS:+${VARIANTS:+,}$EXTRA_VARIANTS}"
 bash "$REPO/test/e2e/scripts/build-aemm.sh"
 (cd "$REPO" && go test -c -tags nodeadmbench -o "$OUT/benchvsnodeadm.test" ./hack/benchvsnodeadm)
 
