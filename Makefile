@@ -11,7 +11,7 @@ FUZZTIME ?= 20000x
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/nodeboot/nodeboot/internal/version.Version=$(VERSION)
 
-.PHONY: all build test unit lint fuzz bench e2e e2e-deps demo clean
+.PHONY: all build test unit lint fuzz bench bench-nodeadm e2e e2e-deps demo clean
 
 all: build
 
@@ -38,6 +38,10 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## bench-nodeadm: nodeboot and nodeadm side by side (needs root; docs/performance.md).
+bench-nodeadm:
+	bash hack/bench-vs-nodeadm.sh
 
 e2e-deps-aemm:
 	bash test/e2e/scripts/build-aemm.sh
