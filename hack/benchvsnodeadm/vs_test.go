@@ -65,14 +65,7 @@ func TestSideBySide(t *testing.T) {
 	requirePrivateMountNamespace(t)
 	awstest.IsolateEnv(t)
 
-	userData, err := os.ReadFile(*flagUserData)
-	if err != nil {
-		t.Fatal(err)
-	}
-	imdsURL := aemmtest.Start(t, aemmtest.Config{UserData: userData})
-	ec2 := awstest.NewEC2(t)
-	ec2.AddInstance(awstest.Instance{ID: aemmtest.DefaultInstanceID, InstanceType: aemmtest.DefaultInstanceType,
-		PrivateDNSName: aemmtest.DefaultHostname})
+	imdsURL, ec2 := startStubs(t)
 	bus := startSystemBus(t)
 	env := append(os.Environ(),
 		"AWS_EC2_METADATA_SERVICE_ENDPOINT="+imdsURL,
@@ -114,6 +107,20 @@ func TestSideBySide(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// startStubs starts the metadata mock serving -user-data and the EC2 API
+// knowing the mock's instance.
+func startStubs(t *testing.T) (imdsURL string, ec2 *awstest.EC2) {
+	userData, err := os.ReadFile(*flagUserData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imdsURL = aemmtest.Start(t, aemmtest.Config{UserData: userData})
+	ec2 = awstest.NewEC2(t)
+	ec2.AddInstance(awstest.Instance{ID: aemmtest.DefaultInstanceID, InstanceType: aemmtest.DefaultInstanceType,
+		PrivateDNSName: aemmtest.DefaultHostname})
+	return imdsURL, ec2
 }
 
 // agentRun is one agent under measurement.
@@ -355,14 +362,7 @@ func TestServeStubs(t *testing.T) {
 		t.Skip("set -serve")
 	}
 	awstest.IsolateEnv(t)
-	userData, err := os.ReadFile(*flagUserData)
-	if err != nil {
-		t.Fatal(err)
-	}
-	imdsURL := aemmtest.Start(t, aemmtest.Config{UserData: userData})
-	ec2 := awstest.NewEC2(t)
-	ec2.AddInstance(awstest.Instance{ID: aemmtest.DefaultInstanceID, InstanceType: aemmtest.DefaultInstanceType,
-		PrivateDNSName: aemmtest.DefaultHostname})
+	imdsURL, ec2 := startStubs(t)
 	fmt.Printf("export AWS_EC2_METADATA_SERVICE_ENDPOINT=%s AWS_ENDPOINT_URL_EC2=%s AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s AWS_REGION=%s\n",
 		imdsURL, ec2.URL, os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"), os.Getenv("AWS_REGION"))
 	time.Sleep(*flagServe)

@@ -6,8 +6,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,7 +21,7 @@ func main() {
 }
 
 func run() error {
-	root, err := moduleRoot()
+	root, err := gentypes.ModuleRoot()
 	if err != nil {
 		return err
 	}
@@ -39,23 +37,4 @@ func run() error {
 		fmt.Println("wrote", path)
 	}
 	return nil
-}
-
-// moduleRoot walks up from the working directory to nodeboot's go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.HasPrefix(data, []byte("module github.com/nodeboot/nodeboot\n")) {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("not inside the nodeboot module")
-		}
-		dir = parent
-	}
 }

@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"encoding"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"go/format"
 	"maps"
@@ -210,27 +211,63 @@ func (g *generator) sources() string {
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
-// requiredVersions reads the require lines of the go.mod above the working
-// directory (the module root, or a package directory in tests).
+// requiredVersions reads the require lines of the module's go.mod.
 func requiredVersions() map[string]string {
 	versions := map[string]string{}
+	root, err := ModuleRoot()
+	if err != nil {
+		return versions
+	}
+	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return versions
+	}
+	for line := range strings.Lines(string(data)) {
+		f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "require "))
+		if len(f) >= 2 && strings.Contains(f[0], ".") && strings.HasPrefix(f[1], "v") {
+			versions[f[0]] = f[1]
+		}
+	}
+	return versions
+}
+
+// ModuleRoot walks up from the working directory to nodeboot's go.mod.
+func ModuleRoot() (string, error) {
 	dir, err := os.Getwd()
-	for err == nil {
-		data, readErr := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if readErr == nil {
-			for line := range strings.Lines(string(data)) {
-				f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "require "))
-				if len(f) >= 2 && strings.Contains(f[0], ".") && strings.HasPrefix(f[1], "v") {
-					versions[f[0]] = f[1]
-				}
-			}
-			return versions
+	if err != nil {
+		return "", err
+	}
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && bytes.HasPrefix(data, []byte("module github.com/nodeboot/nodeboot\n")) {
+			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			break
+			return "", errors.New("not inside the nodeboot module")
 		}
 		dir = parent
 	}
-	return versions
+}
+
+// Stale returns an error when t's generated file differs from what
+// Generate returns now.
+func Stale(t Target) error {
+	want, err := Generate(t)
+	if err != nil {
+		return err
+	}
+	root, err := ModuleRoot()
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(root, t.Dir, FileName)
+	got, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(got, want) {
+		return fmt.Errorf("%s is stale: run go generate ./internal/k8sapi/... (hack/gen-k8sapi)", path)
+	}
+	return nil
 }
