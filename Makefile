@@ -10,13 +10,16 @@ PKGS := ./...
 FUZZTIME ?= 20000x
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/nodeboot/nodeboot/internal/version.Version=$(VERSION)
+# celexec: the agent evaluates maxPodsExpression in bin/nodeboot-cel, without
+# linking cel-go itself (docs/performance.md).
+BUILDTAGS ?= celexec
 
 .PHONY: all build test unit lint fuzz bench bench-nodeadm e2e e2e-deps demo clean
 
 all: build
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
+	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(BUILDTAGS)' -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
 ## test: everything CI runs — lint, unit tests, fuzz smoke, real end-to-end.
 test: lint unit fuzz e2e
@@ -24,6 +27,7 @@ test: lint unit fuzz e2e
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(GO) vet -tags '$(BUILDTAGS)' ./internal/config/maxpods/ ./cmd/nodeboot
 
 unit: e2e-deps-aemm
 	NODEBOOT_REQUIRE_E2E=$${CI:+1} $(GO) test -race -count=1 $(PKGS)

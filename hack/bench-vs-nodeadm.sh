@@ -13,22 +13,23 @@
 # test/tools/nodeadm/go.mod into the git-ignored .cache/bench (never
 # committed), with the same flags as `make build` builds nodeboot.
 #
-# With WITHOUT_CEL=1 (the default) it also measures an experimental build in
-# which internal/config/maxpods/expression.go is replaced by a stub without
-# cel-go (hack/benchvsnodeadm/testdata/expression-without-cel.go, through go
-# build -overlay): what linking cel-go costs. That build is never shipped.
+# nodeboot is built as `make build` builds it (-tags celexec: max pods
+# expressions go to the nodeboot-cel helper, built next to it; the user data
+# has none, so the helper does not run). With CEL_LINKED=1 (the default) it
+# also measures nodeboot built without the tag, which links cel-go and
+# evaluates expressions in process: what linking cel-go costs.
 #
 # EXTRA_VARIANTS=name=path[,name=path] measures more nodeboot binaries
 # alongside, e.g. one built from main for a before/after comparison.
 #
-#   bash hack/bench-vs-nodeadm.sh            # RUNS=31 INIT_RUNS=31 WITHOUT_CEL=1 RT=50
+#   bash hack/bench-vs-nodeadm.sh            # RUNS=31 INIT_RUNS=31 CEL_LINKED=1 RT=50
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$REPO/.cache/bench
 MOD=$REPO/test/tools/nodeadm
 RUNS=${RUNS:-31}
 INIT_RUNS=${INIT_RUNS:-31}
-WITHOUT_CEL=${WITHOUT_CEL:-1}
+CEL_LINKED=${CEL_LINKED:-1}
 RT=${RT:-50}
 mkdir -p "$OUT"
 export CGO_ENABLED=0
@@ -47,16 +48,14 @@ if [ ! -x "$OUT/nodeadm" ] || [ "$(cat "$OUT/.stamp-nodeadm" 2>/dev/null)" != "$
 fi
 
 VERSION=$(git -C "$REPO" describe --tags --always --dirty 2>/dev/null || echo dev)
-(cd "$REPO" && go build -trimpath -ldflags "-s -w -X github.com/nodeboot/nodeboot/internal/version.Version=$VERSION" \
-  -o "$OUT/nodeboot" ./cmd/nodeboot)
+(cd "$REPO" && go build -trimpath -tags celexec -ldflags "-s -w -X github.com/nodeboot/nodeboot/internal/version.Version=$VERSION" \
+  -o "$OUT/" ./cmd/nodeboot ./cmd/nodeboot-cel)
 VARIANTS=""
-if [ "$WITHOUT_CEL" = 1 ]; then
-  printf '{"Replace":{"%s":"%s"}}\n' "$REPO/internal/config/maxpods/expression.go" \
-    "$REPO/hack/benchvsnodeadm/testdata/expression-without-cel.go" > "$OUT/overlay-without-cel.json"
-  (cd "$REPO" && go build -overlay "$OUT/overlay-without-cel.json" -trimpath \
-    -ldflags "-s -w -X github.com/nodeboot/nodeboot/internal/version.Version=$VERSION-without-cel" \
-    -o "$OUT/nodeboot-without-cel" ./cmd/nodeboot)
-  VARIANTS="without-cel-go=$OUT/nodeboot-without-cel"
+if [ "$CEL_LINKED" = 1 ]; then
+  mkdir -p "$OUT/cel-linked"
+  (cd "$REPO" && go build -trimpath -ldflags "-s -w -X github.com/nodeboot/nodeboot/internal/version.Version=$VERSION" \
+    -o "$OUT/cel-linked/nodeboot" ./cmd/nodeboot)
+  VARIANTS="cel-go-linked=$OUT/cel-linked/nodeboot"
 fi
 VARIANTS="$VARIANTS${EXTRA_VARIANTS:+${VARIANTS:+,}$EXTRA_VARIANTS}"
 bash "$REPO/test/e2e/scripts/build-aemm.sh"

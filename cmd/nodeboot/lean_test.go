@@ -38,16 +38,34 @@ var forbiddenImports = []struct{ prefix, why string }{
 // allowedImports are exceptions inside forbidden prefixes.
 var allowedImports = []string{"k8s.io/apimachinery/pkg/util/validation/field"}
 
+// celImports are what the agent built for nodes (-tags celexec, as `make
+// build` builds it) must not link either: max pods expressions go to the
+// nodeboot-cel helper, so nodes without one never load cel-go.
+var celImports = []struct{ prefix, why string }{
+	{"github.com/google/cel-go/", "cel-go belongs in internal/config/maxpods/celexpr, which only nodeboot-cel links under -tags celexec"},
+	{"cel.dev/expr", "CEL's protobuf descriptors, registered at init"},
+	{"google.golang.org/protobuf/", "protobuf registries and descriptors built at init"},
+	{"google.golang.org/genproto/", "protobuf descriptors registered at init"},
+}
+
 func TestDependencyGraphStaysLean(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	for _, pkg := range strings.Fields(string(out)) {
-		for _, f := range forbiddenImports {
-			if strings.HasPrefix(pkg, f.prefix) && !allowed(pkg) {
-				t.Errorf("cmd/nodeboot links %s (%s); find the importer with: go list -deps -f '{{.ImportPath}}: {{.Imports}}' ./cmd/nodeboot | grep %s",
-					pkg, f.why, pkg)
+	for _, build := range []struct {
+		tags      string
+		forbidden []struct{ prefix, why string }
+	}{
+		{tags: "", forbidden: forbiddenImports},
+		{tags: "celexec", forbidden: append(append([]struct{ prefix, why string }{}, forbiddenImports...), celImports...)},
+	} {
+		out, err := exec.Command("go", "list", "-tags", build.tags, "-deps", ".").Output()
+		if err != nil {
+			t.Fatalf("go list -tags %q -deps: %v", build.tags, err)
+		}
+		for _, pkg := range strings.Fields(string(out)) {
+			for _, f := range build.forbidden {
+				if strings.HasPrefix(pkg, f.prefix) && !allowed(pkg) {
+					t.Errorf("cmd/nodeboot (tags %q) links %s (%s); find the importer with: go list -tags %q -deps -f '{{.ImportPath}}: {{.Imports}}' ./cmd/nodeboot | grep %s",
+						build.tags, pkg, f.why, build.tags, pkg)
+				}
 			}
 		}
 	}

@@ -74,11 +74,11 @@ func sumInitTrace(trace []byte) (modulesMs, allMs, moduleBytes float64) {
 }
 
 // stdBaseline builds a program that does nothing but import the standard
-// library packages pkg links (as seen from dir), stripped like the agents:
-// what initialising those packages costs on its own.
-func stdBaseline(t *testing.T, dir, pkg string) string {
+// library packages pkg links (as seen from dir, built with tags), stripped
+// like the agents: what initialising those packages costs on its own.
+func stdBaseline(t *testing.T, dir, tags, pkg string) string {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-deps", "-f", "{{if .Standard}}{{.ImportPath}}{{end}}", pkg)
+	cmd := exec.Command("go", "list", "-tags", tags, "-deps", "-f", "{{if .Standard}}{{.ImportPath}}{{end}}", pkg)
 	cmd.Dir = dir
 	out, err := cmd.Output()
 	if err != nil {

@@ -97,8 +97,8 @@ func TestSideBySide(t *testing.T) {
 		a.init = measureInit(t, a.bin, a.initArg)
 	}
 	baselines := []initFigures{
-		measureInit(t, stdBaseline(t, *flagNodebootPkg, "."), ""),
-		measureInit(t, stdBaseline(t, *flagNodeadmMod, "github.com/awslabs/amazon-eks-ami/nodeadm/cmd/nodeadm"), ""),
+		measureInit(t, stdBaseline(t, *flagNodebootPkg, "celexec", "."), ""),
+		measureInit(t, stdBaseline(t, *flagNodeadmMod, "", "github.com/awslabs/amazon-eks-ami/nodeadm/cmd/nodeadm"), ""),
 	}
 	report := formatReport(agents, baselines, calls)
 	fmt.Print(report)
