@@ -10,13 +10,16 @@ PKGS := ./...
 FUZZTIME ?= 20000x
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/nodeboot/nodeboot/internal/version.Version=$(VERSION)
+# celexec: the agent evaluates maxPodsExpression in bin/nodeboot-cel, without
+# linking cel-go itself (docs/performance.md).
+BUILDTAGS ?= celexec
 
-.PHONY: all build test unit lint fuzz faults bench e2e e2e-deps kubelet-compat demo clean generate bench-rollout
+.PHONY: all build test unit lint fuzz faults bench bench-nodeadm e2e e2e-deps kubelet-compat demo clean generate bench-rollout
 
 all: build
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
+	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(BUILDTAGS)' -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
 ## test: lint, unit tests, fuzz smoke, fault suite, real end-to-end (CI also runs kubelet-compat).
 test: lint unit fuzz faults e2e
@@ -24,6 +27,7 @@ test: lint unit fuzz faults e2e
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(GO) vet -tags '$(BUILDTAGS)' ./internal/config/maxpods/ ./cmd/nodeboot
 
 unit: e2e-deps-aemm
 	NODEBOOT_REQUIRE_E2E=$${CI:+1} $(GO) test -race -count=1 -timeout 30m $$($(GO) list $(PKGS) | grep -v '/test/fault$$')
@@ -43,6 +47,10 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## bench-nodeadm: nodeboot and nodeadm side by side (needs root; docs/performance.md).
+bench-nodeadm:
+	bash hack/bench-vs-nodeadm.sh
 
 e2e-deps-aemm:
 	bash test/e2e/scripts/build-aemm.sh

@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "nodeboot")
-	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	out, err := exec.Command("go", "build", "-tags", "celexec", "-o", binary, ".").CombinedOutput()
 	if err != nil {
 		panic("build nodeboot: " + err.Error() + "\n" + string(out))
 	}

@@ -49,7 +49,7 @@ func services(root string) func(context.Context) (service.Manager, error) {
 
 func cloudFactory(log *slog.Logger, root string) agent.CloudFactory {
 	return func(ctx context.Context, inst hub.InstanceStatus) (agent.Cloud, error) {
-		cfg, err := awsconfig.Load(ctx, awsconfig.Options{Region: inst.Region, Logger: log})
+		cfg, err := awsconfig.LoadNode(ctx, awsconfig.Options{Region: inst.Region, Logger: log})
 		if err != nil {
 			return nil, err
 		}

@@ -55,12 +55,13 @@ func (a nodebootAgent) render(ctx context.Context, root string) (agentResult, er
 	return res, nil
 }
 
-// buildBinary builds a command of this module into dir and returns its
-// path. The Go build cache keeps repeated runs fast.
+// buildBinary builds a command of this module into dir like `make build`
+// does (-tags celexec) and returns its path. The Go build cache keeps
+// repeated runs fast.
 func buildBinary(t *testing.T, repo, dir, pkg string) string {
 	t.Helper()
 	out := filepath.Join(dir, filepath.Base(pkg))
-	cmd := exec.CommandContext(t.Context(), "go", "build", "-o", out, pkg)
+	cmd := exec.CommandContext(t.Context(), "go", "build", "-tags", "celexec", "-o", out, pkg)
 	cmd.Dir = repo
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	start := time.Now()

@@ -121,6 +121,7 @@ func TestJoin(t *testing.T) {
 
 	binDir := filepath.Join(env.workDir, "bin")
 	agentBin := buildBinary(t, env.repo, binDir, "./cmd/nodeboot")
+	buildBinary(t, env.repo, binDir, "./cmd/nodeboot-cel") // next to the agent, which runs it for maxPodsExpression
 	approverBin := buildBinary(t, env.repo, binDir, "./cmd/nodeboot-approver")
 
 	rep := &report{Generated: time.Now().UTC(), Host: fmt.Sprintf("%s %s", host.iface, host.ip), Kubernetes: kubeletVersion(env)}

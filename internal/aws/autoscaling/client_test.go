@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/nodeboot/nodeboot/internal/aws/awsconfig"
+	"github.com/nodeboot/nodeboot/internal/aws/awsconfig/sdkdefault"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
@@ -44,7 +45,7 @@ func newWorld(t *testing.T) *world {
 	})
 	t.Setenv("AWS_ENDPOINT_URL_EC2", w.ec2.URL)
 	t.Setenv("AWS_ENDPOINT_URL_AUTO_SCALING", w.asg.URL)
-	cfg, err := awsconfig.Load(t.Context(), awsconfig.Options{
+	cfg, err := sdkdefault.Load(t.Context(), awsconfig.Options{
 		Region: "us-west-2", MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond,
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 package awsconfig
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -10,14 +11,13 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/smithy-go/logging"
 )
 
 // Defaults for the EC2 and EKS API clients.
 //
-// DefaultMaxAttempts applies when neither AWS_MAX_ATTEMPTS (nor max_attempts
-// in the shared config) nor Options.MaxAttempts says otherwise. With the
+// DefaultMaxAttempts applies when neither AWS_MAX_ATTEMPTS nor
+// Options.MaxAttempts says otherwise. With the
 // default delays the retries of one call sleep at most
 // 0.5+1+2+4+8+16+20 = 51.5 s (26 s on average) — far below nodeadm's 30
 // attempts (about 10 minutes of blocking), yet enough to ride out a burst of
@@ -37,10 +37,10 @@ const (
 	DefaultRequestTimeout = 10 * time.Second
 )
 
-// Options tunes Load. The zero value is the production configuration.
+// Options tunes LoadNode (and sdkdefault.Load). The zero value is the production configuration.
 type Options struct {
 	// Region of the API endpoints, normally the instance's region from IMDS.
-	// Empty leaves the SDK's own resolution (AWS_REGION, shared config).
+	// Empty means AWS_REGION, else AWS_DEFAULT_REGION.
 	Region string
 	// MaxAttempts is the attempt budget of one API call when AWS_MAX_ATTEMPTS
 	// is unset; 0 means DefaultMaxAttempts. AWS_MAX_ATTEMPTS wins because it is
@@ -58,36 +58,59 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Load returns the SDK configuration for nodeboot's API clients:
-// config.LoadDefaultConfig (credential chain, shared config, endpoint
-// overrides from AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_<SERVICE>) plus the
-// region, the bounded retry policy and the per-request proxy function.
-func Load(ctx context.Context, o Options) (aws.Config, error) {
-	policy := o.policy()
-	opts := []func(*config.LoadOptions) error{
-		config.WithHTTPClient(newHTTPClient(o.dialTimeout(), o.requestTimeout())),
-	}
-	if o.Region != "" {
-		opts = append(opts, config.WithRegion(o.Region))
-	}
-	if o.Logger != nil {
-		opts = append(opts,
-			config.WithLogger(slogAdapter(o.Logger)),
-			config.WithClientLogMode(aws.LogRetries))
-	}
-	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+// LoadNode returns the SDK configuration for the node agent's API clients,
+// built without the SDK's config loader (whose default chain links the STS,
+// SSO and SSO-OIDC clients, and with them endpoint tables initialised on
+// every start, for credential sources a node does not use):
+//
+//   - region: Options.Region, else AWS_REGION, else AWS_DEFAULT_REGION;
+//   - credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and
+//     AWS_SESSION_TOKEN) when both are set, else the instance profile from
+//     IMDS; settings of other sources (profiles, web identity, container
+//     credentials) are reported to Logger and not used;
+//   - endpoints: AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_<SERVICE> unless
+//     AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true; AWS_USE_FIPS_ENDPOINT and
+//     AWS_USE_DUALSTACK_ENDPOINT; AWS_CA_BUNDLE as the only trusted roots;
+//   - retries: the bounded policy of Options, AWS_MAX_ATTEMPTS winning;
+//   - the per-request proxy function (see Proxy).
+//
+// It does no I/O but reading AWS_CA_BUNDLE; credentials are fetched on the
+// first API call. Cluster-side binaries running in pods (IRSA, EKS Pod
+// Identity) use awsconfig/sdkdefault instead.
+func LoadNode(_ context.Context, o Options) (aws.Config, error) {
+	env, err := readEnv()
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("load AWS SDK config: %w", err)
 	}
-	if cfg.RetryMaxAttempts > 0 { // AWS_MAX_ATTEMPTS or shared config max_attempts
-		policy.MaxAttempts = cfg.RetryMaxAttempts
+	httpClient, err := withCABundle(o.HTTPClient(), env.caBundle)
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("load AWS SDK config: %w", err)
+	}
+	cfg := aws.Config{
+		Region:        cmp.Or(o.Region, env.region),
+		HTTPClient:    httpClient,
+		BaseEndpoint:  env.baseEndpoint(),
+		ConfigSources: []any{env},
+	}
+	if o.Logger != nil {
+		cfg.Logger = SDKLogger(o.Logger)
+		cfg.ClientLogMode = aws.LogRetries
+		for _, name := range env.unused {
+			o.Logger.Warn("AWS credential setting not read by the node agent (it uses AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the instance profile)", "setting", name)
+		}
+	}
+	policy := o.Policy()
+	if env.maxAttempts > 0 {
+		policy.MaxAttempts = env.maxAttempts
 	}
 	cfg.RetryMaxAttempts = policy.MaxAttempts
 	cfg.Retryer = func() aws.Retryer { return NewRetryer(policy) }
+	cfg.Credentials = credentialsFor(env, cfg)
 	return cfg, nil
 }
 
-func (o Options) policy() Policy {
+// Policy is the retry policy of o, defaults filled in.
+func (o Options) Policy() Policy {
 	p := Policy{MaxAttempts: o.MaxAttempts, BaseDelay: o.BaseDelay, MaxDelay: o.MaxDelay}
 	if p.MaxAttempts <= 0 {
 		p.MaxAttempts = DefaultMaxAttempts
@@ -101,32 +124,20 @@ func (o Options) policy() Policy {
 	return p
 }
 
-func (o Options) dialTimeout() time.Duration {
-	if o.DialTimeout > 0 {
-		return o.DialTimeout
-	}
-	return DefaultDialTimeout
-}
-
-func (o Options) requestTimeout() time.Duration {
-	if o.RequestTimeout > 0 {
-		return o.RequestTimeout
-	}
-	return DefaultRequestTimeout
-}
-
-// newHTTPClient is the SDK's buildable client with a short connect timeout,
-// a deadline on every exchange (body included) and the environment-reading,
+// HTTPClient is the SDK's buildable client with o's connect timeout, a
+// deadline on every exchange (body included) and the environment-reading,
 // metadata-bypassing proxy function.
-func newHTTPClient(dial, request time.Duration) *awshttp.BuildableClient {
+func (o Options) HTTPClient() *awshttp.BuildableClient {
+	dial := cmp.Or(o.DialTimeout, DefaultDialTimeout)
+	request := cmp.Or(o.RequestTimeout, DefaultRequestTimeout)
 	return awshttp.NewBuildableClient().
 		WithTimeout(request).
 		WithDialerOptions(func(d *net.Dialer) { d.Timeout = dial }).
 		WithTransportOptions(func(tr *http.Transport) { tr.Proxy = Proxy() })
 }
 
-// slogAdapter forwards SDK log lines to log at debug level (warnings at warn).
-func slogAdapter(log *slog.Logger) logging.Logger {
+// SDKLogger forwards SDK log lines to log at debug level (warnings at warn).
+func SDKLogger(log *slog.Logger) logging.Logger {
 	return logging.LoggerFunc(func(c logging.Classification, format string, v ...interface{}) {
 		if c == logging.Warn {
 			log.Warn(fmt.Sprintf(format, v...), "source", "aws-sdk")

@@ -24,7 +24,7 @@ func TestLoadAttemptBudget(t *testing.T) {
 			if tc.envAttempts != "" {
 				t.Setenv("AWS_MAX_ATTEMPTS", tc.envAttempts)
 			}
-			cfg, err := Load(t.Context(), Options{Region: "eu-west-1", MaxAttempts: tc.optAttempts})
+			cfg, err := LoadNode(t.Context(), Options{Region: "eu-west-1", MaxAttempts: tc.optAttempts})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,7 +44,7 @@ func TestLoadAttemptBudget(t *testing.T) {
 func TestLoadKeepsEndpointOverride(t *testing.T) {
 	awstest.IsolateEnv(t)
 	t.Setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9")
-	cfg, err := Load(t.Context(), Options{Region: "us-west-2"})
+	cfg, err := LoadNode(t.Context(), Options{Region: "us-west-2"})
 	if err != nil {
 		t.Fatal(err)
 	}

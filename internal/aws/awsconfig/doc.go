@@ -5,5 +5,12 @@
 // overrides (AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_EC2, AWS_ENDPOINT_URL_EKS) and
 // AWS_MAX_ATTEMPTS.
 //
-// Nothing happens at package initialisation; Load does the work when called.
+// LoadNode is the node agent's loader: it reads the environment itself and
+// takes credentials from the environment or the instance profile, so the
+// agent links no STS, SSO or SSO-OIDC client. Binaries that run in pods and
+// need the SDK's whole default chain (IRSA, EKS Pod Identity) use
+// awsconfig/sdkdefault.
+//
+// Nothing happens at package initialisation; LoadNode does the work when
+// called.
 package awsconfig

@@ -27,7 +27,7 @@ func TestStalledAPIIsBounded(t *testing.T) {
 			stub.AddInstanceType(awstest.InstanceType{Name: "m5.large", MaxENIs: 3, IPv4PerENI: 10})
 			tc.fault(stub)
 			t.Setenv("AWS_ENDPOINT_URL_EC2", stub.URL)
-			cfg, err := awsconfig.Load(t.Context(), awsconfig.Options{
+			cfg, err := awsconfig.LoadNode(t.Context(), awsconfig.Options{
 				Region: "us-west-2", MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond,
 				RequestTimeout: 100 * time.Millisecond,
 			})
@@ -65,7 +65,7 @@ func TestNameWaitOnStalledAPISaysSo(t *testing.T) {
 			stub.AddInstance(awstest.Instance{ID: testInstanceID, PrivateDNSName: "n"})
 			stub.Hang(awstest.ActionDescribeInstances)
 			t.Setenv("AWS_ENDPOINT_URL_EC2", stub.URL)
-			cfg, err := awsconfig.Load(t.Context(), awsconfig.Options{
+			cfg, err := awsconfig.LoadNode(t.Context(), awsconfig.Options{
 				Region: "us-west-2", MaxAttempts: tc.attempts, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond,
 				RequestTimeout: 50 * time.Millisecond,
 			})

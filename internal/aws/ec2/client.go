@@ -58,10 +58,31 @@ type Client struct {
 	wait NameWait
 }
 
-// New returns a client for cfg (see awsconfig.Load, which applies the retry
+// New returns a client for cfg (see awsconfig.LoadNode, which applies the retry
 // policy and the endpoint overrides). It does no I/O.
 func New(cfg aws.Config, wait NameWait) *Client {
-	return NewWithAPI(sdkec2.NewFromConfig(cfg), wait)
+	c := sdkec2.NewFromConfig(cfg)
+	return NewWithAPI(sdkClient{c.DescribeInstances, c.DescribeInstanceTypes}, wait)
+}
+
+// sdkClient calls the SDK client's operations through method values. Held in
+// the API interface itself (or in a struct field), *ec2.Client would keep all
+// its ~700 operations in the binary, about 20 MB: once any linked code looks
+// methods up by name (text/template and godbus do), the linker keeps every
+// exported method of every type that may end up in an interface.
+type sdkClient struct {
+	describeInstances     func(context.Context, *sdkec2.DescribeInstancesInput, ...func(*sdkec2.Options)) (*sdkec2.DescribeInstancesOutput, error)
+	describeInstanceTypes func(context.Context, *sdkec2.DescribeInstanceTypesInput, ...func(*sdkec2.Options)) (*sdkec2.DescribeInstanceTypesOutput, error)
+}
+
+// DescribeInstances calls ec2:DescribeInstances.
+func (s sdkClient) DescribeInstances(ctx context.Context, in *sdkec2.DescribeInstancesInput, optFns ...func(*sdkec2.Options)) (*sdkec2.DescribeInstancesOutput, error) {
+	return s.describeInstances(ctx, in, optFns...)
+}
+
+// DescribeInstanceTypes calls ec2:DescribeInstanceTypes.
+func (s sdkClient) DescribeInstanceTypes(ctx context.Context, in *sdkec2.DescribeInstanceTypesInput, optFns ...func(*sdkec2.Options)) (*sdkec2.DescribeInstanceTypesOutput, error) {
+	return s.describeInstanceTypes(ctx, in, optFns...)
 }
 
 // NewWithAPI returns a client calling api.

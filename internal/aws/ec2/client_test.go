@@ -25,7 +25,7 @@ func newTestClient(t *testing.T, attempts int, wait NameWait) (*Client, *awstest
 
 func clientFor(t *testing.T, attempts int, wait NameWait) *Client {
 	t.Helper()
-	cfg, err := awsconfig.Load(t.Context(), awsconfig.Options{
+	cfg, err := awsconfig.LoadNode(t.Context(), awsconfig.Options{
 		Region: "us-west-2", MaxAttempts: attempts, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond,
 	})
 	if err != nil {

@@ -26,7 +26,7 @@ func TestStalledAPIIsBounded(t *testing.T) {
 			stub.AddCluster(prodCluster)
 			tc.fault(stub)
 			t.Setenv("AWS_ENDPOINT_URL_EKS", stub.URL)
-			cfg, err := awsconfig.Load(t.Context(), awsconfig.Options{
+			cfg, err := awsconfig.LoadNode(t.Context(), awsconfig.Options{
 				Region: "us-west-2", MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond,
 				RequestTimeout: 100 * time.Millisecond,
 			})

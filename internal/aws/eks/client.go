@@ -61,11 +61,22 @@ type Client struct {
 }
 
 // New returns a client for cfg. Retries follow cfg's retryer: with
-// awsconfig.Load that is a bounded number of attempts with full-jitter
+// awsconfig.LoadNode that is a bounded number of attempts with full-jitter
 // exponential backoff on throttling (429, ThrottlingException) and 5xx. It
 // does no I/O.
 func New(cfg aws.Config) *Client {
-	return NewWithAPI(sdkeks.NewFromConfig(cfg))
+	return NewWithAPI(sdkClient{sdkeks.NewFromConfig(cfg).DescribeCluster})
+}
+
+// sdkClient calls the SDK client's operation through a method value, so that
+// the binary keeps only the operations called (see ec2.sdkClient).
+type sdkClient struct {
+	describeCluster func(context.Context, *sdkeks.DescribeClusterInput, ...func(*sdkeks.Options)) (*sdkeks.DescribeClusterOutput, error)
+}
+
+// DescribeCluster calls eks:DescribeCluster.
+func (s sdkClient) DescribeCluster(ctx context.Context, in *sdkeks.DescribeClusterInput, optFns ...func(*sdkeks.Options)) (*sdkeks.DescribeClusterOutput, error) {
+	return s.describeCluster(ctx, in, optFns...)
 }
 
 // NewWithAPI returns a client calling api.

@@ -24,7 +24,7 @@ func newTestClient(t *testing.T, attempts int) (*Client, *awstest.EKS) {
 	awstest.IsolateEnv(t)
 	stub := awstest.NewEKS(t)
 	t.Setenv("AWS_ENDPOINT_URL_EKS", stub.URL)
-	cfg, err := awsconfig.Load(t.Context(), awsconfig.Options{
+	cfg, err := awsconfig.LoadNode(t.Context(), awsconfig.Options{
 		Region: "us-west-2", MaxAttempts: attempts, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond,
 	})
 	if err != nil {

@@ -9,12 +9,11 @@ import (
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/resource"
-
-	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 	yaml "sigs.k8s.io/yaml/goyaml.v3"
 
 	"github.com/nodeboot/nodeboot/internal/config/validate/suggest"
+	kubeletv1beta1 "github.com/nodeboot/nodeboot/internal/k8sapi/kubeletconfig/v1beta1"
+	"github.com/nodeboot/nodeboot/internal/k8sapi/resource"
 )
 
 // kubeletConfigType is what spec.kubelet.config is checked against.

@@ -10,9 +10,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	yaml "sigs.k8s.io/yaml/goyaml.v3"
+
+	metav1 "github.com/nodeboot/nodeboot/internal/k8sapi/meta/v1"
+	"github.com/nodeboot/nodeboot/internal/k8sapi/resource"
 )
 
 // specialFunc decodes a type whose YAML form is not its Go shape.

@@ -4,17 +4,17 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
 	yaml2 "sigs.k8s.io/yaml/goyaml.v2"
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/lazyregexp"
 )
 
 // yamlErrorLine splits "yaml: line 4: did not find expected key".
-var yamlErrorLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlErrorLine = lazyregexp.New(`^yaml: line (\d+): (.*)$`)
 
 // parserProblems start the messages of the YAML parser (as opposed to its
 // scanner). The parser's line numbers are 0-based, the scanner's 1-based;

@@ -71,6 +71,14 @@
 // unaffected (m5.24xlarge: 737 pods → 8362Mi, well under 25 % of 384Gi).
 // Ephemeral storage is always 1Gi.
 //
-// All functions are pure. The CEL environment is built on first use, never at
-// package init, and the last successfully compiled expression is cached.
+// Expressions are compiled and evaluated with cel-go (package celexpr). Built
+// with the celexec tag, as `make build` builds the node agent, this package
+// does not link cel-go: it runs the nodeboot-cel helper (HelperName, next to
+// the executable or in PATH) for each check and evaluation, so that nodes
+// whose config has no expression never load cel-go's code and protobuf
+// descriptors. Without the tag (tests, `go install`) cel-go runs in process.
+//
+// All functions are deterministic. The CEL environment is built on first use,
+// never at package init, and the last successfully compiled (celexec: checked)
+// expression is cached.
 package maxpods

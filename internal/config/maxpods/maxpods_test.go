@@ -279,12 +279,3 @@ func BenchmarkComputeExpression(b *testing.B) {
 		sinkResult, _ = Compute(in)
 	}
 }
-
-func BenchmarkCompileExpression(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := compileExpression("((default_enis-1)*(ips_per_eni-1))+2"); err != nil {
-			b.Fatal(err)
-		}
-	}
-}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation"
+	"github.com/nodeboot/nodeboot/internal/k8sapi/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1alpha1 "github.com/nodeboot/nodeboot/api/nodegroup/v1alpha1"

@@ -1,18 +1,17 @@
 package validate
 
 import (
-	"regexp"
-
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/lazyregexp"
 )
 
 var (
 	// bootstrapToken is kubeadm's token form: "<id>.<secret>".
-	bootstrapToken = regexp.MustCompile(`^[a-z0-9]{6}\.[a-z0-9]{16}$`)
+	bootstrapToken = lazyregexp.New(`^[a-z0-9]{6}\.[a-z0-9]{16}$`)
 	// caCertHash is a public key pin: SHA-256 of the CA's SubjectPublicKeyInfo.
-	caCertHash = regexp.MustCompile(`^sha256:[0-9a-fA-F]{64}$`)
+	caCertHash = lazyregexp.New(`^sha256:[0-9a-fA-F]{64}$`)
 )
 
 // identityModes are the values of spec.identity.mode ("" means ExecCredential).

@@ -4,15 +4,15 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/nodeboot/nodeboot/internal/config/validate/suggest"
+	"github.com/nodeboot/nodeboot/internal/k8sapi/validation"
+	"github.com/nodeboot/nodeboot/internal/lazyregexp"
 )
 
 // tlsVersionNames are the tlsMinVersion values the kubelet accepts.
@@ -90,7 +90,7 @@ func taintsCheck(raw json.RawMessage, fld *field.Path) field.ErrorList {
 // featureGateName is the shape of Kubernetes feature gate names
 // (CamelCase: GracefulNodeShutdown, AllAlpha). The kubelet's list depends
 // on its version, so names are only checked for their shape.
-var featureGateName = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+var featureGateName = lazyregexp.New(`^[A-Z][A-Za-z0-9]*$`)
 
 // kubeletFeatureGatesCheck checks the kubelet's featureGates: CamelCase
 // names with true or false.

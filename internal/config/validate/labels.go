@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation"
+	"github.com/nodeboot/nodeboot/internal/k8sapi/validation"
 
 	"github.com/nodeboot/nodeboot/internal/config/validate/suggest"
 )

@@ -2,19 +2,19 @@ package validate
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/nodeboot/nodeboot/internal/config/validate/suggest"
+	"github.com/nodeboot/nodeboot/internal/lazyregexp"
 )
 
 var (
 	// envVarName is a POSIX-portable environment variable name.
-	envVarName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	envVarName = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	// unitNamePrefix is a systemd unit name without its ".service" suffix
 	// (letters, digits, ":-_.\" and "@" for template instances).
-	unitNamePrefix = regexp.MustCompile(`^[A-Za-z0-9:_.\\-]+(@[A-Za-z0-9:_.\\-]*)?$`)
+	unitNamePrefix = lazyregexp.New(`^[A-Za-z0-9:_.\\-]+(@[A-Za-z0-9:_.\\-]*)?$`)
 )
 
 // maxUnitName is systemd's limit on a unit name, suffix included.

@@ -3,7 +3,7 @@ package validate
 import (
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation"
+	"github.com/nodeboot/nodeboot/internal/k8sapi/validation"
 )
 
 // kubeletLabels are the labels in the kubernetes.io and k8s.io domains a

@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"golang.org/x/net/http2"
-	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // CRI services and methods.
@@ -89,8 +88,7 @@ func New(endpoint string, timeout time.Duration) *Client {
 // Version calls RuntimeService/Version (v1, falling back to v1alpha2 for
 // runtimes that serve only that).
 func (c *Client) Version(ctx context.Context) (Version, error) {
-	req := protowire.AppendTag(nil, 1, protowire.BytesType)
-	req = protowire.AppendString(req, "v1")
+	req := appendStringField(nil, 1, "v1")
 	resp, err := c.call(ctx, runtimeServiceV1+"/Version", req)
 	api := "v1"
 	if errors.Is(err, ErrUnimplemented) {
@@ -101,7 +99,7 @@ func (c *Client) Version(ctx context.Context) (Version, error) {
 		return Version{}, err
 	}
 	v := Version{APIVersion: api}
-	err = eachString(resp, func(field protowire.Number, s string) {
+	err = eachString(resp, func(field fieldNumber, s string) {
 		switch field {
 		case 2:
 			v.RuntimeName = s
@@ -131,13 +129,13 @@ func (c *Client) CgroupDriver(ctx context.Context) (string, error) {
 	// RuntimeConfigResponse{linux: LinuxRuntimeConfiguration{cgroup_driver}};
 	// the enum's zero value, SYSTEMD, is not written.
 	driver := CgroupDriverSystemd
-	err = eachField(resp, func(field protowire.Number, typ protowire.Type, b []byte) error {
-		if field != 1 || typ != protowire.BytesType {
+	err = eachField(resp, func(field fieldNumber, typ wireType, b []byte) error {
+		if field != 1 || typ != bytesType {
 			return nil
 		}
-		return eachField(b, func(field protowire.Number, typ protowire.Type, b []byte) error {
-			if field == 1 && typ == protowire.VarintType {
-				if v, n := protowire.ConsumeVarint(b); n > 0 && v == 1 {
+		return eachField(b, func(field fieldNumber, typ wireType, b []byte) error {
+			if field == 1 && typ == varintType {
+				if v, n := consumeVarint(b); n > 0 && v == 1 {
 					driver = CgroupDriverCgroupfs
 				}
 			}
@@ -201,39 +199,4 @@ func grpcStatus(header, trailer http.Header) error {
 		return &StatusError{Code: code, Message: msg}
 	}
 	return nil
-}
-
-// eachField walks the fields of a protobuf message.
-func eachField(b []byte, fn func(protowire.Number, protowire.Type, []byte) error) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
-		}
-		b = b[n:]
-		m := protowire.ConsumeFieldValue(num, typ, b)
-		if m < 0 {
-			return protowire.ParseError(m)
-		}
-		value := b[:m]
-		if typ == protowire.BytesType {
-			v, _ := protowire.ConsumeBytes(b)
-			value = v
-		}
-		if err := fn(num, typ, value); err != nil {
-			return err
-		}
-		b = b[m:]
-	}
-	return nil
-}
-
-// eachString calls fn for every length-delimited field as a string.
-func eachString(b []byte, fn func(protowire.Number, string)) error {
-	return eachField(b, func(num protowire.Number, typ protowire.Type, v []byte) error {
-		if typ == protowire.BytesType {
-			fn(num, string(v))
-		}
-		return nil
-	})
 }

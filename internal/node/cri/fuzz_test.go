@@ -21,10 +21,10 @@ func FuzzEachString(f *testing.F) {
 		msg = protowire.AppendString(msg, version)
 		msg = append(msg, tail...)
 		var got []string
-		_ = eachString(msg, func(_ protowire.Number, s string) { got = append(got, s) })
+		_ = eachString(msg, func(_ fieldNumber, s string) { got = append(got, s) })
 		if len(got) < 2 || !slices.Equal(got[:2], []string{name, version}) {
 			t.Fatalf("fields %q, want %q first", got, []string{name, version})
 		}
-		_ = eachString(tail, func(protowire.Number, string) {}) // any bytes: no panic
+		_ = eachString(tail, func(fieldNumber, string) {}) // any bytes: no panic
 	})
 }

@@ -13,8 +13,7 @@ import (
 	"strings"
 	"time"
 
-	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
-	"sigs.k8s.io/yaml"
+	clientcmdv1 "github.com/nodeboot/nodeboot/internal/k8sapi/clientcmd/v1"
 )
 
 // Errors callers can test for.
@@ -148,8 +147,8 @@ func caFromKubeconfig(kc string) ([]byte, error) {
 	if kc == "" {
 		return nil, fmt.Errorf("%w: no kubeconfig key", ErrBadClusterInfo)
 	}
-	var cfg clientcmdv1.Config
-	if err := yaml.Unmarshal([]byte(kc), &cfg); err != nil {
+	cfg, err := clientcmdv1.Load([]byte(kc))
+	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadClusterInfo, err)
 	}
 	if n := len(cfg.Clusters); n != 1 {

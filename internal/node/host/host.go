@@ -10,9 +10,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/nodeboot/nodeboot/internal/lazyregexp"
 )
 
 // Paths the probes read, as on the node.
@@ -80,7 +81,7 @@ func (p Probe) readFact(nodePath string) ([]byte, error) {
 	return b, nil
 }
 
-var versionRE = regexp.MustCompile(`v?(\d+\.\d+\.\d+)`)
+var versionRE = lazyregexp.New(`v?(\d+\.\d+\.\d+)`)
 
 // ParseVersion returns the first X.Y.Z in text, prefixed with "v".
 func ParseVersion(text []byte) (string, error) {

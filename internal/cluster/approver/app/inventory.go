@@ -10,6 +10,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/nodeboot/nodeboot/internal/aws/awsconfig"
+	"github.com/nodeboot/nodeboot/internal/aws/awsconfig/sdkdefault"
 	"github.com/nodeboot/nodeboot/internal/aws/ec2"
 	"github.com/nodeboot/nodeboot/internal/aws/imds"
 	"github.com/nodeboot/nodeboot/internal/cluster/approver"
@@ -52,7 +53,7 @@ func newInventory(ctx context.Context, opts Options, log logr.Logger, metrics *a
 	if opts.EC2Inventory == EC2InventoryOff {
 		return inventorySetup{mode: approver.InventoryOff}, nil
 	}
-	cfg, err := awsconfig.Load(ctx, awsconfig.Options{
+	cfg, err := sdkdefault.Load(ctx, awsconfig.Options{
 		Region:      opts.AWSRegion,
 		MaxAttempts: ec2MaxAttempts, BaseDelay: ec2BaseDelay, MaxDelay: ec2MaxDelay,
 		Logger: slog.New(logr.ToSlogHandler(log.WithName("aws-sdk"))),

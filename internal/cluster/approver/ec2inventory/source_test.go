@@ -10,6 +10,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/nodeboot/nodeboot/internal/aws/awsconfig"
+	"github.com/nodeboot/nodeboot/internal/aws/awsconfig/sdkdefault"
 	"github.com/nodeboot/nodeboot/internal/aws/ec2"
 	"github.com/nodeboot/nodeboot/internal/cluster/approver"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
@@ -37,7 +38,7 @@ func newSource(t *testing.T, o Options) (*Source, *fixture) {
 	awstest.IsolateEnv(t)
 	f := &fixture{stub: awstest.NewEC2(t), clock: clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
 	t.Setenv("AWS_ENDPOINT_URL_EC2", f.stub.URL)
-	cfg, err := awsconfig.Load(t.Context(), awsconfig.Options{Region: "us-west-2", MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond})
+	cfg, err := sdkdefault.Load(t.Context(), awsconfig.Options{Region: "us-west-2", MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/nodeboot/nodeboot/internal/aws/awsconfig"
+	"github.com/nodeboot/nodeboot/internal/aws/awsconfig/sdkdefault"
 	"github.com/nodeboot/nodeboot/internal/version"
 )
 
@@ -156,7 +157,7 @@ func restConfig(path string) (*rest.Config, error) {
 // AWS_ENDPOINT_URL honoured).
 func awsLoader(log *slog.Logger) func(ctx context.Context, region string) (aws.Config, error) {
 	return func(ctx context.Context, region string) (aws.Config, error) {
-		return awsconfig.Load(ctx, awsconfig.Options{Region: region, Logger: log})
+		return sdkdefault.Load(ctx, awsconfig.Options{Region: region, Logger: log})
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 
 	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
 	"github.com/nodeboot/nodeboot/internal/aws/awsconfig"
+	"github.com/nodeboot/nodeboot/internal/aws/awsconfig/sdkdefault"
 	"github.com/nodeboot/nodeboot/internal/cluster/rollout/nodegroup/asg"
 	"github.com/nodeboot/nodeboot/internal/cluster/rollout/plan"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
@@ -97,7 +98,7 @@ func newHarness(t *testing.T, nodes int, spec rolloutv1.NodeGroupRolloutSpec) *h
 	h.rec = &Reconciler{
 		Client: controllerClient, Recorder: h.events, Clock: h.clock, GroupRefresh: time.Second,
 		Groups: &asg.Opener{Load: func(ctx context.Context, region string) (aws.Config, error) {
-			return awsconfig.Load(ctx, awsconfig.Options{Region: "us-west-2", MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond})
+			return sdkdefault.Load(ctx, awsconfig.Options{Region: "us-west-2", MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond})
 		}},
 	}
 	spec.NodeGroup = rolloutv1.NodeGroupReference{AutoScalingGroupName: groupName}

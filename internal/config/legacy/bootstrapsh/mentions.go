@@ -2,9 +2,9 @@ package bootstrapsh
 
 import (
 	"path"
-	"regexp"
 	"strings"
 
+	"github.com/nodeboot/nodeboot/internal/lazyregexp"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -26,7 +26,7 @@ var readers = map[string]bool{
 }
 
 // maxPodsPatch finds eksctl's sed patch value: `… --max-pods=N"…`.
-var maxPodsPatch = regexp.MustCompile(`--max-pods=([0-9]+)`)
+var maxPodsPatch = lazyregexp.New(`--max-pods=([0-9]+)`)
 
 // checkMentions reports commands other than the call that involve
 // /etc/eks/bootstrap.sh or the AL2 kubelet and containerd files.

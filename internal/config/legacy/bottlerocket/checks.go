@@ -3,7 +3,7 @@ package bottlerocket
 import (
 	"net/netip"
 
-	"k8s.io/apimachinery/pkg/util/validation"
+	"github.com/nodeboot/nodeboot/internal/k8sapi/validation"
 )
 
 // These checks let emitters refuse values Bottlerocket would reject. Each
@@ -11,7 +11,7 @@ import (
 
 // ClusterNameProblem checks settings.kubernetes.cluster-name.
 func ClusterNameProblem(name string) string {
-	if !clusterNamePattern.MatchString(name) {
+	if !isClusterName(name) {
 		return "is not a cluster name: use 1 to 100 letters, digits, - and _, starting with a letter or digit"
 	}
 	return ""
@@ -49,7 +49,7 @@ func NodeIPProblem(ip string) string {
 
 // HostnameProblem checks hostname-override.
 func HostnameProblem(name string) string {
-	if len(name) > 253 || !hostnamePattern.MatchString(name) {
+	if len(name) > 253 || !isHostname(name) {
 		return "is not a hostname: use letters, digits, - and dots, at most 253 characters"
 	}
 	return ""

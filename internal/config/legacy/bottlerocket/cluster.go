@@ -2,20 +2,16 @@ package bottlerocket
 
 import (
 	"encoding/base64"
-	"regexp"
 
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 )
-
-// clusterNamePattern is Bottlerocket's (and EKS's) cluster name rule.
-var clusterNamePattern = regexp.MustCompile(`^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$`)
 
 func (d *decoder) clusterName(p keyPath, v any) {
 	s, ok := d.str(p, v)
 	if !ok {
 		return
 	}
-	if !clusterNamePattern.MatchString(s) {
+	if !isClusterName(s) {
 		d.errorf(p, "%q is not a cluster name: use 1 to 100 letters, digits, - and _, starting with a letter or digit", clip(s))
 		return
 	}

@@ -3,15 +3,13 @@ package bottlerocket
 import (
 	"encoding/json"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/resource"
-
 	"github.com/nodeboot/nodeboot/internal/config/validate/suggest"
+	"github.com/nodeboot/nodeboot/internal/k8sapi/resource"
 )
 
 // percentCodec is an integer percentage (0-100), given as a number or, in
@@ -37,13 +35,9 @@ func (percentCodec) decode(d *decoder, p keyPath, v any) (any, bool) {
 
 func (percentCodec) encode(raw json.RawMessage) (any, error) { return jsonInt(raw, 0, 100) }
 
-// bottlerocketDuration is the duration syntax Bottlerocket accepts: hours,
-// minutes, seconds and milliseconds, in that order, each optional.
-var bottlerocketDuration = regexp.MustCompile(`^(\d+(\.\d+)?h)?(\d+(\.\d+)?m)?(\d+(\.\d+)?s)?(\d+(\.\d+)?ms)?$`)
-
 // durationProblem says what is wrong with a duration, or "".
 func durationProblem(s string) string {
-	if s == "" || !bottlerocketDuration.MatchString(s) {
+	if s == "" || !isDuration(s) {
 		return `is not a duration; write it like "90s", "1m30s" or "500ms" (units h, m, s, ms)`
 	}
 	if _, err := time.ParseDuration(s); err != nil {
@@ -74,11 +68,8 @@ func thresholdProblem(s string) string {
 	return ""
 }
 
-// cpusetPattern is a Linux cpuset list such as "0-1,4".
-var cpusetPattern = regexp.MustCompile(`^\d+(-\d+)?(,\d+(-\d+)?)*$`)
-
 func cpusetProblem(s string) string {
-	if !cpusetPattern.MatchString(s) {
+	if !isCPUList(s) {
 		return `is not a CPU list; write it like "0-1" or "0,2,4-7"`
 	}
 	return ""

@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/util/validation"
+	"github.com/nodeboot/nodeboot/internal/k8sapi/validation"
 )
 
 // ConfigSetting is a settings.kubernetes key that holds exactly one

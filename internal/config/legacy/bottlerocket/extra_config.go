@@ -9,10 +9,10 @@ import (
 	"strings"
 	"sync"
 
-	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/nodeboot/nodeboot/internal/config/validate/suggest"
+	kubeletv1beta1 "github.com/nodeboot/nodeboot/internal/k8sapi/kubeletconfig/v1beta1"
 )
 
 // blockedExtraConfig lists the KubeletConfiguration keys Bottlerocket

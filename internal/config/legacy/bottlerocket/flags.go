@@ -2,14 +2,12 @@ package bottlerocket
 
 import (
 	"net/netip"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation"
-
 	"github.com/nodeboot/nodeboot/internal/config/validate/suggest"
+	"github.com/nodeboot/nodeboot/internal/k8sapi/validation"
 )
 
 // Kubelet flags that settings become, in the order they are added.
@@ -79,9 +77,6 @@ func (d *decoder) labelKey(p keyPath, key string) bool {
 	return true
 }
 
-// taintValue is Bottlerocket's "[value]:Effect" form.
-var taintValue = regexp.MustCompile(`^([[:alnum:]]([[:alnum:]._-]{0,61}[[:alnum:]])?)?:([[:alnum:]]{1,253})$`)
-
 // Taint effects the kubelet accepts.
 var taintEffects = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
 
@@ -144,11 +139,10 @@ func isArray(v any) bool { _, ok := v.([]any); return ok }
 
 // taintProblem says what is wrong with a "value:Effect" string, or "".
 func taintProblem(t string) string {
-	m := taintValue.FindStringSubmatch(t)
-	if m == nil {
+	_, effect, ok := splitTaint(t)
+	if !ok {
 		return `is invalid: write "value:Effect" or ":Effect", the value being empty or up to 63 letters, digits, '-', '_' and '.' starting and ending with a letter or digit`
 	}
-	effect := m[3]
 	if !slices.Contains(taintEffects, effect) {
 		if near := suggest.Closest(effect, taintEffects); near != "" {
 			return "has an unknown effect " + strconv.Quote(effect) + "; did you mean " + strconv.Quote(near) + "?"
@@ -181,17 +175,13 @@ func (d *decoder) nodeIP(p keyPath, v any) {
 	d.queueFlag(flagNodeIP, s, p)
 }
 
-// hostnamePattern is a Linux hostname: labels of letters, digits and -,
-// joined by dots, at most 253 characters.
-var hostnamePattern = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$`)
-
 // hostnameOverride becomes --hostname-override.
 func (d *decoder) hostnameOverride(p keyPath, v any) {
 	s, ok := d.str(p, v)
 	if !ok {
 		return
 	}
-	if len(s) > 253 || !hostnamePattern.MatchString(s) {
+	if len(s) > 253 || !isHostname(s) {
 		d.errorf(p, "%q is not a hostname: use letters, digits, - and dots, at most 253 characters", clip(s))
 		return
 	}

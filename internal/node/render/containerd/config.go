@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/nodeboot/nodeboot/internal/config/merge"
@@ -13,11 +14,13 @@ import (
 //go:embed templates/config-v2.toml.tmpl templates/config-v3.toml.tmpl
 var configTemplateFiles embed.FS
 
-// configTemplates holds one parsed template per schema. Parsing embedded,
-// constant text cannot fail at run time, so a failure is a build defect.
-var configTemplates = map[Schema]*template.Template{
-	SchemaV2: mustParseTemplate("templates/config-v2.toml.tmpl"),
-	SchemaV3: mustParseTemplate("templates/config-v3.toml.tmpl"),
+// configTemplates holds one template per schema, parsed on first use (a boot
+// renders one schema; nothing is parsed at package initialisation). Parsing
+// embedded, constant text cannot fail at run time, so a failure is a build
+// defect.
+var configTemplates = map[Schema]func() *template.Template{
+	SchemaV2: sync.OnceValue(func() *template.Template { return mustParseTemplate("templates/config-v2.toml.tmpl") }),
+	SchemaV3: sync.OnceValue(func() *template.Template { return mustParseTemplate("templates/config-v3.toml.tmpl") }),
 }
 
 func mustParseTemplate(name string) *template.Template {
@@ -45,7 +48,7 @@ type templateValues struct {
 // over it. Without user TOML the template output is returned as is.
 func renderConfig(schema Schema, values templateValues, userConfig string) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := configTemplates[schema].Execute(&buf, values); err != nil {
+	if err := configTemplates[schema]().Execute(&buf, values); err != nil {
 		return nil, fmt.Errorf("execute config template v%d: %w", schema, err)
 	}
 	if strings.TrimSpace(userConfig) == "" {

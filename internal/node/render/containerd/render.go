@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"regexp"
 
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/lazyregexp"
 	"github.com/nodeboot/nodeboot/internal/node/render"
 )
 
@@ -40,7 +40,7 @@ const (
 const fileMode fs.FileMode = 0o644
 
 // runtimeNamePattern keeps the name usable as a bare TOML key.
-var runtimeNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var runtimeNamePattern = lazyregexp.New(`^[A-Za-z0-9_-]+$`)
 
 // Inputs are the facts the caller detects on the host.
 type Inputs struct {

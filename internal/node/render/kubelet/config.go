@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 	"k8s.io/utils/ptr"
 
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	kubeletv1beta1 "github.com/nodeboot/nodeboot/internal/k8sapi/kubeletconfig/v1beta1"
+	metav1 "github.com/nodeboot/nodeboot/internal/k8sapi/meta/v1"
 	"github.com/nodeboot/nodeboot/internal/node/render"
 )
 

@@ -5,9 +5,8 @@ import (
 	"slices"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kubeletv1 "k8s.io/kubelet/config/v1"
-
+	kubeletv1 "github.com/nodeboot/nodeboot/internal/k8sapi/kubeletconfig/v1"
+	metav1 "github.com/nodeboot/nodeboot/internal/k8sapi/meta/v1"
 	"github.com/nodeboot/nodeboot/internal/node/render"
 )
 

@@ -4,9 +4,8 @@ import (
 	"cmp"
 	"slices"
 
-	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
-
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	clientcmdv1 "github.com/nodeboot/nodeboot/internal/k8sapi/clientcmd/v1"
 	"github.com/nodeboot/nodeboot/internal/node/render"
 )
 

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
+	clientcmdv1 "github.com/nodeboot/nodeboot/internal/k8sapi/clientcmd/v1"
 )
 
 // encodeKubeconfig writes the kubeconfig as YAML. It emits only the fields

@@ -5,8 +5,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
 	"sigs.k8s.io/yaml"
+
+	clientcmdv1 "github.com/nodeboot/nodeboot/internal/k8sapi/clientcmd/v1"
 )
 
 // roundTrip encodes c and decodes it strictly with a real YAML parser.

@@ -2,8 +2,8 @@ package kubelet
 
 import (
 	"fmt"
-
-	"k8s.io/apimachinery/pkg/util/version"
+	"strconv"
+	"strings"
 )
 
 // behaviour is everything about the rendered files that depends on the
@@ -80,9 +80,42 @@ func kubeletMinor(kubeletVersion string) (uint, error) {
 	if kubeletVersion == "" {
 		return 0, ErrMissingKubeletVersion
 	}
-	v, err := version.ParseGeneric(kubeletVersion)
-	if err != nil || v.Major() != 1 || len(v.Components()) < 2 {
+	numbers, ok := versionNumbers(kubeletVersion)
+	if !ok || len(numbers) < 2 || numbers[0] != 1 {
 		return 0, fmt.Errorf("%w: %q", ErrInvalidKubeletVersion, kubeletVersion)
 	}
-	return v.Minor(), nil
+	return numbers[1], nil
+}
+
+// versionNumbers reads a version as apimachinery's version.ParseGeneric
+// does (without its regular expressions, compiled at package
+// initialisation): optional leading white space and "v", then dot-separated
+// numbers, then anything but a line break. ok is false without two numbers,
+// when the first has a leading zero or when one overflows.
+func versionNumbers(s string) (numbers []uint, ok bool) {
+	s = strings.TrimLeft(s, " \t\n\f\r")
+	s = strings.TrimPrefix(s, "v")
+	if len(s) > 1 && s[0] == '0' && '0' <= s[1] && s[1] <= '9' {
+		return nil, false
+	}
+	for {
+		end := 0
+		for end < len(s) && '0' <= s[end] && s[end] <= '9' {
+			end++
+		}
+		if end == 0 {
+			break
+		}
+		n, err := strconv.ParseUint(s[:end], 10, 0)
+		if err != nil {
+			return nil, false
+		}
+		numbers = append(numbers, uint(n))
+		s = s[end:]
+		if len(s) < 2 || s[0] != '.' || s[1] < '0' || s[1] > '9' {
+			break
+		}
+		s = s[1:]
+	}
+	return numbers, len(numbers) >= 2 && !strings.Contains(s, "\n")
 }

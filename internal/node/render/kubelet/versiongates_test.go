@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/util/version"
 )
 
 func TestBehaviourFor(t *testing.T) {
@@ -69,5 +72,38 @@ func TestKubeletMinor(t *testing.T) {
 				t.Errorf("kubeletMinor(%q) = %d, want %d", tc.in, got, tc.want)
 			}
 		})
+	}
+}
+
+// versionCases are kubelet version strings at the edges of the syntax.
+var versionCases = []string{
+	"v1.34.4", "1.30.2", "v1.31", "v1", "", "v", "1.", "1.a", "1..2", " \tv1.2", "vv1.2", "V1.2", "1.2.3.4.5",
+	"1.2-rc.1+build", "1.2abc", "01.002", "0.1", "00.1", "1.02", "\n1.2", "1.2\nx", "1.2\r", "1.18446744073709551615", "1.18446744073709551616", "Kubernetes v1.34.4",
+	"v1.34.4\n", "1.2 ", "1.2.", ".1.2", "-1.2", "1.-2",
+}
+
+// TestVersionNumbersAgreeWithParseGeneric compares versionNumbers with the
+// apimachinery parser it replaces.
+func TestVersionNumbersAgreeWithParseGeneric(t *testing.T) {
+	for _, s := range versionCases {
+		checkVersionNumbers(t, s)
+	}
+}
+
+func FuzzVersionNumbers(f *testing.F) {
+	for _, s := range versionCases {
+		f.Add(s)
+	}
+	f.Fuzz(checkVersionNumbers)
+}
+
+func checkVersionNumbers(t *testing.T, s string) {
+	got, ok := versionNumbers(s)
+	want, err := version.ParseGeneric(s)
+	if ok != (err == nil) {
+		t.Fatalf("versionNumbers(%q) ok = %v, ParseGeneric error %v", s, ok, err)
+	}
+	if ok && !slices.Equal(got, want.Components()) {
+		t.Errorf("versionNumbers(%q) = %v, ParseGeneric %v", s, got, want.Components())
 	}
 }

@@ -2,10 +2,10 @@ package system
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/nodeboot/nodeboot/internal/lazyregexp"
 	"github.com/nodeboot/nodeboot/internal/node/render"
 )
 
@@ -19,7 +19,7 @@ const (
 
 // serviceNamePattern is a unit name prefix: systemd's unit name characters,
 // which rules out "/" and so keeps the drop-in inside /etc/systemd/system.
-var serviceNamePattern = regexp.MustCompile(`^[A-Za-z0-9:_.@\\-]+$`)
+var serviceNamePattern = lazyregexp.New(`^[A-Za-z0-9:_.@\\-]+$`)
 
 // ServiceNameValid reports whether an instance.environment key can name a
 // service drop-in. Render skips keys for which it is false; validation

@@ -1,0 +1,9 @@
+package v1
+
+import "github.com/nodeboot/nodeboot/internal/k8sapi/schema"
+
+// GroupName is the API group of the kubelet's configuration.
+const GroupName = "kubelet.config.k8s.io"
+
+// SchemeGroupVersion is kubelet.config.k8s.io/v1.
+var SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: "v1"}
