@@ -110,7 +110,7 @@ func launchTemplate(lt *v1alpha1.LaunchTemplate, fld *field.Path) field.ErrorLis
 func labels(m map[string]string, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if problem := validate.NodeLabelProblem(k, m[k]); problem != "" {
+		if problem := validate.LabelProblem(k, m[k]); problem != "" {
 			errs = append(errs, field.Invalid(fld.Key(k), m[k], problem))
 		}
 	}
@@ -137,7 +137,7 @@ func taints(ts []v1alpha1.Taint, fld *field.Path) field.ErrorList {
 		}
 		id := t.Key + ":" + t.Effect
 		if first, dup := seen[id]; dup {
-			errs = append(errs, field.Duplicate(p, fmt.Sprintf("taints[%d] has the same key and effect; the kubelet refuses both", first)))
+			errs = append(errs, field.Invalid(p, id, fmt.Sprintf("taints[%d] has the same key and effect; the kubelet refuses both", first)))
 		}
 		seen[id] = i
 	}

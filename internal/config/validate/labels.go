@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nodeboot/nodeboot/internal/k8sapi/kubeletapis"
 	"github.com/nodeboot/nodeboot/internal/k8sapi/validation"
 
 	"github.com/nodeboot/nodeboot/internal/config/validate/suggest"
@@ -91,19 +92,9 @@ func inNamespace(key string, namespaces ...string) bool {
 // IsKubeletLabel reports whether a kubelet may set the label key on its
 // own Node: one of the well-known labels it sets itself, or a key in the
 // node.kubernetes.io or kubelet.kubernetes.io namespaces (or their
-// subdomains). This is the kubelet's own rule (k8s.io/kubelet/pkg/apis),
-// written out so that the agent does not link the Kubernetes API types.
-func IsKubeletLabel(key string) bool {
-	switch key {
-	case "kubernetes.io/hostname", "kubernetes.io/os", "kubernetes.io/arch",
-		"topology.kubernetes.io/zone", "topology.kubernetes.io/region",
-		"failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region",
-		"beta.kubernetes.io/instance-type", "node.kubernetes.io/instance-type",
-		"beta.kubernetes.io/os", "beta.kubernetes.io/arch":
-		return true
-	}
-	return inNamespace(key, "kubelet.kubernetes.io", "node.kubernetes.io")
-}
+// subdomains). It is the kubelet's own rule, kept in internal/k8sapi and
+// checked against upstream there.
+func IsKubeletLabel(key string) bool { return kubeletapis.IsKubeletLabel(key) }
 
 // TaintsProblems checks the value of --register-with-taints the way the
 // kubelet parses it and the API server then checks the Node: comma-
