@@ -45,6 +45,9 @@ func userDataVerdict(ev UserDataEvidence) Result {
 	}
 	docs := fmt.Sprintf("%s: %d document(s), %d applied", sources, len(ev.Report.Documents), applied)
 	switch {
+	case !ev.Report.Valid && errs > 0 && errs == strictOnly(ev.Report.Problems):
+		r.Verdict, r.Summary = Warn, fmt.Sprintf("%s; %d field(s) nodeadm does not know: the node boots and ignores them", docs, errs)
+		r.Action = "Remove or correct the fields listed (a typo is ignored, not applied); `nodeboot config check` and `init --strict` refuse them."
 	case !ev.Report.Valid:
 		r.Verdict, r.Summary = Fail, fmt.Sprintf("%s; %d error(s), %d warning(s)", docs, errs, warns)
 		r.Action = "Fix the errors listed (field, source and line are given), then reboot or run `nodeboot init` again; `nodeboot config check` reports the same."
@@ -55,4 +58,16 @@ func userDataVerdict(ev UserDataEvidence) Result {
 		r.Verdict, r.Summary = OK, docs+"; valid"
 	}
 	return r
+}
+
+// strictOnly counts the errors nodeadm does not make (unknown fields of
+// node.eks.aws documents): init warns about them and boots the node.
+func strictOnly(problems diag.List) int {
+	n := 0
+	for _, p := range problems.Filter(diag.SeverityError) {
+		if p.StrictOnly {
+			n++
+		}
+	}
+	return n
 }

@@ -27,6 +27,13 @@ func TestUserDataVerdict(t *testing.T) {
 		{name: "errors, as config check reports them", got: userDataVerdict(UserDataEvidence{Sources: src, Report: agent.CheckReport{Documents: docs,
 			Problems: diag.List{problem(diag.SeverityError, "must be a number")}}}),
 			verdict: Fail, summary: []string{"1 error(s)"}, evidence: []string{"spec.kubelet.config.maxPods", "must be a number", "line 12:7"}},
+		{name: "unknown node.eks.aws fields: the node boots, so a warning", got: userDataVerdict(UserDataEvidence{Sources: src, Report: agent.CheckReport{Documents: docs,
+			Problems: diag.List{func() diag.Problem {
+				p := problem(diag.SeverityError, `unknown field "clusterEndpoint"`)
+				p.StrictOnly = true
+				return p
+			}()}}}),
+			verdict: Warn, summary: []string{"1 field(s) nodeadm does not know", "boots"}, evidence: []string{"clusterEndpoint"}},
 		{name: "unreadable source", got: userDataVerdict(UserDataEvidence{Sources: src, Err: errors.New("imds user-data: timeout")}),
 			verdict: Fail, summary: []string{"cannot read imds://user-data", "timeout"}},
 	})
