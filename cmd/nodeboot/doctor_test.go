@@ -6,12 +6,14 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/node/doctor"
 	"github.com/nodeboot/nodeboot/internal/testing/aemmtest"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/nodetest"
 	"github.com/nodeboot/nodeboot/internal/testing/pkitest"
 )
 
@@ -22,12 +24,7 @@ import (
 // the bundle. (The e2e suite does the same against a real cluster.)
 func TestDoctorBundleAndJoinWait(t *testing.T) {
 	awstest.IsolateEnv(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := l.Addr().String()
-	l.Close()
+	closed := net.JoinHostPort("127.0.0.1", strconv.Itoa(nodetest.ClosedPort(t)))
 	userData := "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: lab\n    apiServerEndpoint: https://" + closed +
 		"\n    certificateAuthority: " + base64.StdEncoding.EncodeToString(pkitest.NewCA(t, "lab-ca").PEM) + "\n    cidr: 10.96.0.0/12\n"
 	imdsURL := aemmtest.Start(t, aemmtest.Config{UserData: []byte(userData)})

@@ -28,6 +28,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/node/bundle"
 	"github.com/nodeboot/nodeboot/internal/node/doctor"
+	"github.com/nodeboot/nodeboot/internal/testing/nodetest"
 )
 
 // supportDir is where the bundle goes on the node, under /var/log (which
@@ -370,10 +371,7 @@ func brokenJoins(t *testing.T, env suiteEnv, c *cluster, host hostInfo, nodeName
 		t.Fatal(err)
 	}
 	apiserverCert := readCert(t, filepath.Join(c.dir, "pki", "apiserver.crt"))
-	closedPort, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
+	closedPort := nodetest.ClosedPort(t)
 	const otherName = "ip-10-99-0-1.us-west-2.compute.internal"
 	cases := []brokenJoin{
 		{name: "wrong-ca", userData: func(in *userDataInput) { in.CAPEM = wrongCA.certPEM }, check: doctor.CheckEndpoint,
