@@ -38,7 +38,7 @@ func writeFaults(t *testing.T, w *world) {
 		// the next run puts the previous set back before anything else,
 		// even when it then rejects its own input.
 		countInput("invalid user data")
-		setSource(t, root, []byte("apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    nmae: typo\n"))
+		setSource(t, root, []byte("apiVersion: nodeboot.io/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    nmae: typo\n"))
 		o := run(t, env, 1, initArgs(root)...)
 		says(t, o, "put the previous ones back", "spec.cluster.nmae")
 		w.setA.assert(t, "after a rejected rerun", root, true)
