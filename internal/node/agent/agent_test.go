@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/nodeboot/nodeboot/internal/node/service"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,6 +158,22 @@ func TestRunPhaseRestartsInOrder(t *testing.T) {
 	want := "daemon-reload,restart systemd-resolved.service,restart containerd.service,restart kubelet.service"
 	if got := strings.Join(rec.r.Calls, ","); got != want {
 		t.Fatalf("calls = %s\nwant  %s", got, want)
+	}
+}
+
+// TestRunPhaseWithNothingToStartNeedsNoServiceManager: init --daemon ""
+// (a harness that runs the daemons itself) never connects to systemd when
+// no local disks are to be set up, so it works where there is none.
+func TestRunPhaseWithNothingToStartNeedsNoServiceManager(t *testing.T) {
+	root := t.TempDir()
+	a, _, _ := newTestAgent(t, root, readCase(t, "containerd-user-toml-env-dns"), loadCase(t, "testdata/cases/minimal"))
+	a.Services = func(context.Context) (service.Manager, error) {
+		return nil, errors.New("no system bus")
+	}
+	o := initOpts()
+	o.SkipConfig, o.SkipRun, o.Scope = true, false, Scope{}
+	if err := a.Init(context.Background(), o); err != nil {
+		t.Fatalf("Init with no daemon in scope = %v, want no service manager needed", err)
 	}
 }
 

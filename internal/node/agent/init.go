@@ -208,17 +208,19 @@ func (a *Agent) systemActions(ctx context.Context, act system.Actions, written a
 }
 
 // run marks the run phase as started, sets up the instance-store disks,
-// then restarts the daemons in order. Without a service manager it can still set up disks when no
-// daemon is in scope (init --daemon "").
+// then restarts the daemons in order. It connects to the service manager
+// only when there is something to start or disks to set up; without one it
+// can still set up disks when no daemon is in scope (init --daemon "").
 func (a *Agent) run(ctx context.Context, plan Plan, scope Scope) error {
+	daemons := scope.Containerd || scope.Kubelet
 	var mgr service.Manager
 	switch {
-	case a.Services != nil:
+	case a.Services != nil && (daemons || plan.LocalStorage.Strategy != ""):
 		var err error
 		if mgr, err = a.Services(ctx); err != nil {
 			return fmt.Errorf("run phase: %w", err)
 		}
-	case scope.Containerd || scope.Kubelet:
+	case daemons && a.Services == nil:
 		return ErrNoServiceManager
 	}
 	if err := a.markRunStarted(); err != nil {
