@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/nodeboot/nodeboot/internal/node/netmanager"
 )
 
 // Node paths the container runtime and kubelet own. The suite refuses to
@@ -48,7 +50,11 @@ const (
 // cache). Like runtimeStateDirs, the suite refuses to run when one exists
 // (a stale cache would answer instead of EKS) and removes them after every
 // scenario.
-var agentStateDirs = []string{discoveryCacheDir}
+var agentStateDirs = []string{discoveryCacheDir, runStartedDir}
+
+// runStartedDir holds the marker init's run phase leaves (nodeadm's
+// /run/nodeadm/init), which udev-net-manager reads.
+var runStartedDir = filepath.Dir(netmanager.RunStartedMarker)
 
 // checkNoRuntimeState fails when the machine already has kubelet,
 // containerd or nodeboot state.
