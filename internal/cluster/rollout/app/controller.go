@@ -123,7 +123,7 @@ func runController(ctx context.Context, args []string, env Env) error {
 	}
 	cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
 	opener := &asg.Opener{Load: awsLoader(slog.New(logr.ToSlogHandler(log)))}
-	mgr, err := NewManager(ctx, cfg, opts, opener, ctrlmetrics.Registry)
+	mgr, err := NewManager(ctx, cfg, opts, opener, log, ctrlmetrics.Registry)
 	if err != nil {
 		return err
 	}
@@ -149,15 +149,16 @@ func NewScheme() (*runtime.Scheme, error) {
 	return scheme, nil
 }
 
-// NewManager builds a manager running the rollout controller.
-func NewManager(ctx context.Context, cfg *rest.Config, opts ControllerOptions, groups controller.GroupOpener, reg prometheus.Registerer) (manager.Manager, error) {
+// NewManager builds a manager running the rollout controller; the manager
+// logs through log.
+func NewManager(ctx context.Context, cfg *rest.Config, opts ControllerOptions, groups controller.GroupOpener, log logr.Logger, reg prometheus.Registerer) (manager.Manager, error) {
 	scheme, err := NewScheme()
 	if err != nil {
 		return nil, err
 	}
 	mgr, err := manager.New(cfg, manager.Options{
 		Scheme:                        scheme,
-		Logger:                        ctrllog.Log,
+		Logger:                        log,
 		LeaderElection:                opts.LeaderElect,
 		LeaderElectionResourceLock:    "leases",
 		LeaderElectionNamespace:       opts.LeaderElectionNamespace,
