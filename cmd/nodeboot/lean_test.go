@@ -33,6 +33,7 @@ var forbiddenImports = []struct{ prefix, why string }{
 	{"github.com/aws/aws-sdk-go-v2/config", "the SDK loader links the STS, SSO and SSO-OIDC clients; use awsconfig.LoadNode"},
 	{"github.com/aws/aws-sdk-go-v2/service/sts", "endpoint tables built at init; the node uses no STS"},
 	{"github.com/aws/aws-sdk-go-v2/service/sso", "endpoint tables built at init; the node uses no SSO"},
+	{"golang.org/x/net/http2", "a second HTTP/2 stack (its hpack tables built at init); net/http speaks unencrypted HTTP/2 (http.Protocols)"},
 }
 
 // allowedImports are exceptions inside forbidden prefixes.
