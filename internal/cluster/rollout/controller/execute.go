@@ -33,6 +33,9 @@ func (r *Reconciler) execute(ctx context.Context, rollout string, g nodegroup.Gr
 		mu    sync.Mutex
 		errs  []error
 		tasks []func()
+		// evictions run last, in the planner's order (node by node), and
+		// skip the pods of a budget that refused in this step (refusals).
+		evictions []eviction
 	)
 	report := func(a plan.Action, err error) {
 		r.Metrics.action(a, err)
@@ -49,14 +52,7 @@ func (r *Reconciler) execute(ctx context.Context, rollout string, g nodegroup.Gr
 			report(a, r.groupAction(ctx, rollout, g, a, &res))
 		case plan.Evict:
 			for _, ref := range a.Pods {
-				tasks = append(tasks, func() {
-					er := ClassifyEviction(a.Node, ref, r.evict(ctx, ref))
-					report(a, nil) // a refusal is an answer, not a failure
-					r.Metrics.eviction(er)
-					mu.Lock()
-					res.Evictions = append(res.Evictions, er)
-					mu.Unlock()
-				})
+				evictions = append(evictions, eviction{node: a.Node, pod: ref})
 			}
 		case plan.Delete:
 			for _, ref := range a.Pods {
@@ -74,6 +70,15 @@ func (r *Reconciler) execute(ctx context.Context, rollout string, g nodegroup.Gr
 		default:
 			tasks = append(tasks, func() { report(a, r.nodeAction(ctx, rollout, a)) })
 		}
+	}
+	var seen refusals
+	for _, e := range evictions {
+		tasks = append(tasks, func() {
+			er := r.evictOnce(ctx, e, &seen)
+			mu.Lock()
+			res.Evictions = append(res.Evictions, er)
+			mu.Unlock()
+		})
 	}
 	r.run(tasks)
 	return res, errors.Join(errs...)
