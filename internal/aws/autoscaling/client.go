@@ -85,7 +85,59 @@ type Client struct {
 
 // New returns a client for cfg (see awsconfig.Load). It does no I/O.
 func New(cfg aws.Config) *Client {
-	return NewWithAPI(sdkasg.NewFromConfig(cfg), sdkec2.NewFromConfig(cfg))
+	a, e := sdkasg.NewFromConfig(cfg), sdkec2.NewFromConfig(cfg)
+	return NewWithAPI(
+		sdkAutoScaling{a.DescribeAutoScalingGroups, a.UpdateAutoScalingGroup, a.TerminateInstanceInAutoScalingGroup},
+		sdkEC2{e.DescribeLaunchTemplateVersions, e.CreateLaunchTemplateVersion, e.DescribeInstances})
+}
+
+// sdkAutoScaling and sdkEC2 call the SDK clients' operations through method
+// values. Held in an interface (or a struct field), *ec2.Client would keep
+// all its ~700 operations in the binary (about 21 MB, and *autoscaling.Client
+// 2 MB): once any linked code looks methods up by name (text/template does),
+// the linker keeps every exported method of every type that may end up in an
+// interface; and the controller's resident memory follows its binary's size.
+type sdkAutoScaling struct {
+	describeGroups    func(context.Context, *sdkasg.DescribeAutoScalingGroupsInput, ...func(*sdkasg.Options)) (*sdkasg.DescribeAutoScalingGroupsOutput, error)
+	updateGroup       func(context.Context, *sdkasg.UpdateAutoScalingGroupInput, ...func(*sdkasg.Options)) (*sdkasg.UpdateAutoScalingGroupOutput, error)
+	terminateInstance func(context.Context, *sdkasg.TerminateInstanceInAutoScalingGroupInput, ...func(*sdkasg.Options)) (*sdkasg.TerminateInstanceInAutoScalingGroupOutput, error)
+}
+
+// DescribeAutoScalingGroups calls autoscaling:DescribeAutoScalingGroups.
+func (s sdkAutoScaling) DescribeAutoScalingGroups(ctx context.Context, in *sdkasg.DescribeAutoScalingGroupsInput, optFns ...func(*sdkasg.Options)) (*sdkasg.DescribeAutoScalingGroupsOutput, error) {
+	return s.describeGroups(ctx, in, optFns...)
+}
+
+// UpdateAutoScalingGroup calls autoscaling:UpdateAutoScalingGroup.
+func (s sdkAutoScaling) UpdateAutoScalingGroup(ctx context.Context, in *sdkasg.UpdateAutoScalingGroupInput, optFns ...func(*sdkasg.Options)) (*sdkasg.UpdateAutoScalingGroupOutput, error) {
+	return s.updateGroup(ctx, in, optFns...)
+}
+
+// TerminateInstanceInAutoScalingGroup calls
+// autoscaling:TerminateInstanceInAutoScalingGroup.
+func (s sdkAutoScaling) TerminateInstanceInAutoScalingGroup(ctx context.Context, in *sdkasg.TerminateInstanceInAutoScalingGroupInput, optFns ...func(*sdkasg.Options)) (*sdkasg.TerminateInstanceInAutoScalingGroupOutput, error) {
+	return s.terminateInstance(ctx, in, optFns...)
+}
+
+type sdkEC2 struct {
+	describeVersions  func(context.Context, *sdkec2.DescribeLaunchTemplateVersionsInput, ...func(*sdkec2.Options)) (*sdkec2.DescribeLaunchTemplateVersionsOutput, error)
+	createVersion     func(context.Context, *sdkec2.CreateLaunchTemplateVersionInput, ...func(*sdkec2.Options)) (*sdkec2.CreateLaunchTemplateVersionOutput, error)
+	describeInstances func(context.Context, *sdkec2.DescribeInstancesInput, ...func(*sdkec2.Options)) (*sdkec2.DescribeInstancesOutput, error)
+}
+
+// DescribeLaunchTemplateVersions calls ec2:DescribeLaunchTemplateVersions.
+func (s sdkEC2) DescribeLaunchTemplateVersions(ctx context.Context, in *sdkec2.DescribeLaunchTemplateVersionsInput, optFns ...func(*sdkec2.Options)) (*sdkec2.DescribeLaunchTemplateVersionsOutput, error) {
+	return s.describeVersions(ctx, in, optFns...)
+}
+
+// CreateLaunchTemplateVersion calls ec2:CreateLaunchTemplateVersion.
+func (s sdkEC2) CreateLaunchTemplateVersion(ctx context.Context, in *sdkec2.CreateLaunchTemplateVersionInput, optFns ...func(*sdkec2.Options)) (*sdkec2.CreateLaunchTemplateVersionOutput, error) {
+	return s.createVersion(ctx, in, optFns...)
+}
+
+// DescribeInstances calls ec2:DescribeInstances.
+func (s sdkEC2) DescribeInstances(ctx context.Context, in *sdkec2.DescribeInstancesInput, optFns ...func(*sdkec2.Options)) (*sdkec2.DescribeInstancesOutput, error) {
+	return s.describeInstances(ctx, in, optFns...)
 }
 
 // NewWithAPI returns a client calling asg and ec2.
