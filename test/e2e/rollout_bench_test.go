@@ -14,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
 	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
+	"github.com/nodeboot/nodeboot/internal/cluster/rollout/controller"
 )
 
 // EnvBenchRollout runs TestRolloutScale (make bench-rollout); the suite
@@ -46,11 +48,21 @@ type rolloutBenchReport struct {
 	AWSRequestsPerNode                    float64
 	ControllerCPUSeconds                  float64
 	ControllerPeakRSSMiB                  float64
+	// At the end: resident anonymous and file-backed (binary) memory, and
+	// the Go heap in use and the next GC's goal.
+	ControllerRSSAnonMiB, ControllerRSSFileMiB  float64
+	ControllerHeapInUseMiB, ControllerNextGCMiB float64
 	// Batches' timeline from the status (whole seconds): when the batch
 	// was picked, its last node drained and its last node terminated.
 	Timeline []string
 	// LoadAverage is the machine's 1-minute load before and after.
 	LoadAverage [2]string
+	// EvictionFloor is one batch's evictions done by the harness alone
+	// after the rollout, at the controller's concurrency and others; the
+	// ideal with evictions adds the first figure to every batch.
+	EvictionFloor                   []evictionFloor
+	IdealWithEvictions              string
+	OverheadVsIdealWithEvictionsPct float64
 }
 
 // TestRolloutScale replaces a 500-node kwok group, 50 at a time, with every
@@ -119,9 +131,28 @@ func TestRolloutScale(t *testing.T) {
 	}
 	rep.AWSRequestsPerNode = float64(awsSum) / benchNodes
 	rep.ControllerCPUSeconds = processCPU(t, pid) - cpuBefore
-	rep.ControllerPeakRSSMiB = peakRSS(t, pid)
+	rep.ControllerPeakRSSMiB = procStatusMiB(t, pid, "VmHWM")
+	rep.ControllerRSSAnonMiB, rep.ControllerRSSFileMiB = procStatusMiB(t, pid, "RssAnon"), procStatusMiB(t, pid, "RssFile")
+	if m, err := scrapeGauges(t.Context(), w.metricsAddr, "go_memstats_heap_inuse_bytes", "go_memstats_next_gc_bytes"); err == nil {
+		rep.ControllerHeapInUseMiB, rep.ControllerNextGCMiB = m[0]/(1<<20), m[1]/(1<<20)
+	} else {
+		t.Logf("controller memory metrics: %v", err)
+	}
 	rep.Timeline = batchTimeline(ro)
 	rep.LoadAverage = [2]string{loadBefore, loadAverage()}
+	w.assertReplaced(t, g, ro, "2")
+	w.assertOneTerminationEach(t, g)
+
+	// What the API server needs for one batch's evictions (the budget's
+	// pods on maxUnavailable nodes), without the controller.
+	w.waitWorkloads(t, "scale", ws, 5*time.Minute)
+	perBatch := int(ws[0].replicas) * benchMaxUnavailable / benchNodes
+	for _, c := range []int{controller.DefaultWorkers, 1, 64} {
+		rep.EvictionFloor = append(rep.EvictionFloor, w.measureEvictionFloor(t, "scale", ws[0], perBatch, c))
+	}
+	withEvictions := ideal + time.Duration(rep.Batches)*rep.EvictionFloor[0].answered
+	rep.IdealWithEvictions = withEvictions.Round(time.Millisecond).String()
+	rep.OverheadVsIdealWithEvictionsPct = 100 * float64(total-withEvictions) / float64(withEvictions)
 
 	out, _ := json.MarshalIndent(rep, "", "  ")
 	t.Logf("rollout scale benchmark:\n%s", out)
@@ -131,24 +162,12 @@ func TestRolloutScale(t *testing.T) {
 	} else {
 		t.Logf("written to %s", path)
 	}
-	w.assertReplaced(t, g, ro, "2")
-	w.assertOneTerminationEach(t, g)
 }
 
 // scrapeRequests reads the controller's Kubernetes API request counters
 // (rest_client_requests_total) by method.
 func scrapeRequests(ctx context.Context, addr string) (map[string]float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	var parser expfmt.TextParser
-	families, err := parser.TextToMetricFamilies(resp.Body)
+	families, err := scrapeMetrics(ctx, addr)
 	if err != nil {
 		return nil, err
 	}
@@ -163,6 +182,38 @@ func scrapeRequests(ctx context.Context, addr string) (map[string]float64, error
 		}
 	}
 	return out, nil
+}
+
+// scrapeGauges reads unlabelled gauges, in the order named.
+func scrapeGauges(ctx context.Context, addr string, names ...string) ([]float64, error) {
+	families, err := scrapeMetrics(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(names))
+	for i, name := range names {
+		f, ok := families[name]
+		if !ok || len(f.GetMetric()) != 1 {
+			return nil, fmt.Errorf("no gauge %s", name)
+		}
+		out[i] = f.GetMetric()[0].GetGauge().GetValue()
+	}
+	return out, nil
+}
+
+// scrapeMetrics reads the controller's /metrics.
+func scrapeMetrics(ctx context.Context, addr string) (map[string]*dto.MetricFamily, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var parser expfmt.TextParser
+	return parser.TextToMetricFamilies(resp.Body)
 }
 
 func awsCounts(w *rolloutWorld) map[string]int {
@@ -190,20 +241,21 @@ func processCPU(t *testing.T, pid int) float64 {
 	return (utime + stime) / 100 // USER_HZ
 }
 
-// peakRSS returns a process's peak resident memory (VmHWM) in MiB.
-func peakRSS(t *testing.T, pid int) float64 {
+// procStatusMiB returns a memory figure of /proc/PID/status (VmHWM: the
+// peak resident memory) in MiB.
+func procStatusMiB(t *testing.T, pid int, field string) float64 {
 	t.Helper()
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
 			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
 			return kb / 1024
 		}
 	}
-	t.Fatalf("no VmHWM in /proc/%d/status", pid)
+	t.Fatalf("no %s in /proc/%d/status", field, pid)
 	return 0
 }
 

@@ -78,8 +78,14 @@ func startRolloutWorld(t *testing.T, env suiteEnv, metricsPort int) *rolloutWorl
 	w := &rolloutWorld{env: env, joining: map[string]chan struct{}{}}
 	w.bin = buildBinary(t, env.repo, filepath.Join(env.workDir, "bin"), "./cmd/nodeboot-rollout")
 	// kwok refreshes node heartbeats rarely (no Leases): give the node
-	// lifecycle controller a grace period longer than any run.
-	w.c = startCluster(t, env, clusterOptions{nodeName: "unused", controllerManagerArgs: []string{"--node-monitor-grace-period=1h"}})
+	// lifecycle controller a grace period longer than any run. Its
+	// controllers move hundreds of pods per batch (ReplicaSets, DaemonSets,
+	// pod garbage collection): at the default 20 requests/s the ReplicaSet
+	// controller waited up to 10 s to create replacements, a stand-in for a
+	// small control plane rather than the rollout's own cost. The scheduler
+	// and the rollout controller get the same allowance.
+	w.c = startCluster(t, env, clusterOptions{nodeName: "unused", controllerManagerArgs: []string{
+		"--node-monitor-grace-period=1h", "--kube-api-qps=200", "--kube-api-burst=400"}})
 	w.adminKubeconfig = w.c.adminKubeconfig
 
 	scheme := runtime.NewScheme()
@@ -201,6 +207,10 @@ func (w *rolloutWorld) startController(t *testing.T) {
 		"--leader-elect=true", "--leader-election-namespace=kube-system",
 		"--metrics-bind-address=" + w.metricsAddr, "--health-probe-bind-address=127.0.0.1:0",
 		"--group-refresh=1s", "--poll=2s", "--log-format=text", "--log-level=debug", "--pprof-bind-address=" + w.pprofAddr,
+		// The allowance the scheduler and the controller manager get here:
+		// at the default 50 requests/s the 1,000 node patches of a 500-node
+		// rollout (taint, then cordon) alone wait 16 s (docs/rollout.md).
+		"--kube-api-qps=200", "--kube-api-burst=400",
 	}, env: w.awsEnv})
 	w.mu.Lock()
 	w.ctl = p
