@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,6 +33,7 @@ var (
 	flagOut         = flag.String("out", "", "also write the report (markdown) to this file")
 	flagVariants    = flag.String("variants", "", "more nodeboot builds to measure alike, as name=path,name=path")
 	flagRT          = flag.Int("rt", 0, "trace package init under chrt -f with this priority (0: normal scheduling)")
+	flagUnit        = flag.String("unit", "../../packaging/rootfs/etc/systemd/system/nodeboot-config.service", "the unit whose Environment= nodeboot runs with, as on a node")
 )
 
 // rtCommand returns the command that runs bin, under chrt when -rt is set:
@@ -73,10 +75,18 @@ func TestSideBySide(t *testing.T) {
 		"DBUS_SYSTEM_BUS_ADDRESS="+bus)
 
 	scratch := mountTmpfs(t, t.TempDir())
-	agents := []*agentRun{{name: "nodeboot", bin: *flagNodeboot, initArg: "version", prepare: prepareNodeboot(t, scratch)}}
+	unitEnv, err := unitEnvironment(*flagUnit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("nodeboot runs with the environment of %s: %v", filepath.Base(*flagUnit), unitEnv)
+	agents := []*agentRun{{name: "nodeboot", bin: *flagNodeboot, env: unitEnv, initArg: "version", prepare: prepareNodeboot(t, scratch)}}
+	if len(unitEnv) > 0 {
+		agents = append(agents, &agentRun{name: "nodeboot without the unit's environment", bin: *flagNodeboot, initArg: "version", prepare: prepareNodeboot(t, scratch)})
+	}
 	for _, v := range strings.Split(*flagVariants, ",") {
 		if name, bin, ok := strings.Cut(v, "="); ok {
-			agents = append(agents, &agentRun{name: name, bin: bin, initArg: "version", prepare: prepareNodeboot(t, scratch)})
+			agents = append(agents, &agentRun{name: name, bin: bin, env: unitEnv, initArg: "version", prepare: prepareNodeboot(t, scratch)})
 		}
 	}
 	agents = append(agents, &agentRun{name: "nodeadm", bin: *flagNodeadm, initArg: "--help", prepare: prepareNodeadm(t, scratch)})
@@ -126,6 +136,9 @@ func startStubs(t *testing.T) (imdsURL string, ec2 *awstest.EC2) {
 // agentRun is one agent under measurement.
 type agentRun struct {
 	name, bin string
+	// env is added to the environment of the measured runs (a unit's
+	// Environment=).
+	env []string
 	// initArg is what the binary is run with to trace its package init.
 	initArg string
 	init    initFigures
@@ -158,7 +171,7 @@ func (a *agentRun) once(t *testing.T, env []string, listFiles bool) sample {
 	n := a.prepare(a.runs)
 	defer n.cleanup()
 	cmd := exec.Command(a.bin, n.args...)
-	cmd.Env = env
+	cmd.Env = append(slices.Clip(env), a.env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
@@ -366,4 +379,24 @@ func TestServeStubs(t *testing.T) {
 	fmt.Printf("export AWS_EC2_METADATA_SERVICE_ENDPOINT=%s AWS_ENDPOINT_URL_EC2=%s AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s AWS_REGION=%s\n",
 		imdsURL, ec2.URL, os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"), os.Getenv("AWS_REGION"))
 	time.Sleep(*flagServe)
+}
+
+// unitEnvironment returns the assignments of a systemd unit's Environment=
+// lines (space-separated, each possibly in double quotes).
+func unitEnvironment(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var env []string
+	for _, line := range strings.Split(string(data), "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "Environment=")
+		if !ok {
+			continue
+		}
+		for _, kv := range strings.Fields(rest) {
+			env = append(env, strings.Trim(kv, `"`))
+		}
+	}
+	return env, nil
 }

@@ -85,3 +85,22 @@ func TestPackagedUnitsOutlastTheDeadline(t *testing.T) {
 		})
 	}
 }
+
+// TestPackagedUnitsRunOneSchedulerThread: every packaged nodeboot unit runs
+// the agent with GOMAXPROCS=1, as hack/bench-vs-nodeadm.sh measures it
+// (docs/performance.md).
+func TestPackagedUnitsRunOneSchedulerThread(t *testing.T) {
+	units, err := filepath.Glob("../../packaging/rootfs/etc/systemd/system/nodeboot-*.service")
+	if err != nil || len(units) < 2 {
+		t.Fatalf("units: %v, %v", units, err)
+	}
+	for _, unit := range units {
+		b, err := os.ReadFile(unit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !regexp.MustCompile(`(?m)^Environment=GOMAXPROCS=1$`).Match(b) {
+			t.Errorf("%s: no Environment=GOMAXPROCS=1", filepath.Base(unit))
+		}
+	}
+}
