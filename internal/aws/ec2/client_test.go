@@ -308,7 +308,10 @@ func TestAPITrafficGoesThroughProxy(t *testing.T) {
 	proxy := awstest.NewProxy(t, stub.URL)
 	// A host name that does not resolve: only the proxy can deliver it.
 	t.Setenv("AWS_ENDPOINT_URL_EC2", "http://ec2.nodeboot.invalid")
-	c := clientFor(t, 1, fastWait)
+	// Two attempts, as the agent has more: a CI run once lost the one
+	// connection of a single attempt to "use of closed network connection"
+	// on a loaded machine. What is checked is the route of every attempt.
+	c := clientFor(t, 2, fastWait)
 	t.Setenv("HTTP_PROXY", proxy.URL) // set after the client exists: read per request
 	got, err := c.PrivateDNSName(t.Context(), testInstanceID)
 	if err != nil {
@@ -317,7 +320,13 @@ func TestAPITrafficGoesThroughProxy(t *testing.T) {
 	if got != "ip-10-0-0-5.ec2.internal" {
 		t.Errorf("name = %q", got)
 	}
-	if reqs := proxy.Requests(); len(reqs) != 1 || reqs[0] != "POST ec2.nodeboot.invalid/" {
-		t.Errorf("proxy requests = %q, want exactly one POST to the EC2 endpoint", reqs)
+	reqs := proxy.Requests()
+	if len(reqs) == 0 || len(reqs) != stub.Calls(awstest.ActionDescribeInstances) {
+		t.Errorf("proxy requests = %q, stub calls %d: want every call through the proxy", reqs, stub.Calls(awstest.ActionDescribeInstances))
+	}
+	for _, r := range reqs {
+		if r != "POST ec2.nodeboot.invalid/" {
+			t.Errorf("proxy request %q, want a POST to the EC2 endpoint", r)
+		}
 	}
 }
