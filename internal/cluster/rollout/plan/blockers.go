@@ -109,6 +109,9 @@ type EvictionResult struct {
 	Message string
 	// PodDisruptionBudgets are the budgets the refusal involves.
 	PodDisruptionBudgets []string
+	// NotSent: the request was not made, its budget having refused
+	// another pod in the same step; Reason and Message are that answer.
+	NotSent bool
 }
 
 // Results are what carrying out a Decision's actions reported back.
@@ -146,6 +149,9 @@ func Record(st *rolloutv1.NodeGroupRolloutStatus, res Results, now time.Time) []
 		}
 		for _, r := range rs {
 			tried[r.Pod.String()] = true
+			if r.NotSent && p.Evictions > 0 {
+				p.Evictions-- // counted when asked for; no request was made
+			}
 			if r.Reason == "" {
 				continue
 			}

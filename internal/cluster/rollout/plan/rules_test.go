@@ -610,6 +610,25 @@ func TestRecordBlockers(t *testing.T) {
 	}
 }
 
+// TestRecordCountsOnlySentEvictions: an eviction the controller did not
+// send (its budget had refused another pod in the step) names the blocker
+// but is not counted as a request.
+func TestRecordCountsOnlySentEvictions(t *testing.T) {
+	st := &rolloutv1.NodeGroupRolloutStatus{
+		Nodes: []rolloutv1.NodeProgress{{Name: "n1", InstanceID: "i-1", Step: rolloutv1.StepDraining, Evictions: 3}},
+	}
+	refused := EvictionResult{Node: "n1", Pod: PodRef{Namespace: "default", Name: "web-a"}, Reason: rolloutv1.BlockedByPDB, Message: "would violate", PodDisruptionBudgets: []string{"default/web"}}
+	notSent := EvictionResult{Node: "n1", Pod: PodRef{Namespace: "default", Name: "web-b"}, Reason: rolloutv1.BlockedByPDB, Message: "would violate (not sent)",
+		PodDisruptionBudgets: []string{"default/web"}, NotSent: true}
+	Record(st, Results{Evictions: []EvictionResult{{Node: "n1", Pod: PodRef{Namespace: "default", Name: "solo"}}, refused, notSent}}, t0)
+	if n := st.Nodes[0].Evictions; n != 2 {
+		t.Errorf("evictions %d, want 2 (the one not sent uncounted)", n)
+	}
+	if b := st.Nodes[0].Blockers; len(b) != 2 {
+		t.Errorf("blockers %+v, want both budget pods named", b)
+	}
+}
+
 func TestTerminalPhasesDoNothing(t *testing.T) {
 	for _, phase := range []rolloutv1.Phase{rolloutv1.PhaseSucceeded, rolloutv1.PhaseAborted} {
 		f := newFixture(3, threeZones(), func(s *rolloutv1.NodeGroupRolloutSpec) { s.Abort = true })

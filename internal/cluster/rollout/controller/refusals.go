@@ -40,7 +40,7 @@ type refusals struct {
 	by map[string]plan.EvictionResult
 }
 
-// evict evicts one pod unless its budgets refused another pod this step.
+// evictOnce evicts one pod unless its budgets refused another pod this step.
 func (r *Reconciler) evictOnce(ctx context.Context, e eviction, seen *refusals) plan.EvictionResult {
 	key := budgetKey(e.pod)
 	if key != "" {
@@ -71,7 +71,7 @@ func (r *Reconciler) evictOnce(ctx context.Context, e eviction, seen *refusals) 
 // another pod in the same step.
 func notSent(e eviction, by plan.EvictionResult) plan.EvictionResult {
 	return plan.EvictionResult{
-		Node: e.node, Pod: e.pod, Reason: by.Reason, PodDisruptionBudgets: e.pod.PodDisruptionBudgets,
+		Node: e.node, Pod: e.pod, Reason: by.Reason, PodDisruptionBudgets: e.pod.PodDisruptionBudgets, NotSent: true,
 		Message: by.Message + " (not sent: the budget refused " + by.Pod.String() + " in this step)",
 	}
 }

@@ -112,7 +112,7 @@ func TestExecuteStopsAskingARefusingBudget(t *testing.T) {
 		switch {
 		case er.Reason == "":
 			evicted++
-		case er.Reason == rolloutv1.BlockedByPDB && strings.Contains(er.Message, "not sent: the budget refused default/web-6-a"):
+		case er.NotSent && er.Reason == rolloutv1.BlockedByPDB && strings.Contains(er.Message, "not sent: the budget refused default/web-6-a"):
 			notSent++
 		case er.Reason == rolloutv1.BlockedByPDB:
 			refused++
