@@ -81,9 +81,9 @@ func startRolloutWorld(t *testing.T, env suiteEnv, metricsPort int) *rolloutWorl
 	// lifecycle controller a grace period longer than any run. Its
 	// controllers move hundreds of pods per batch (ReplicaSets, DaemonSets,
 	// pod garbage collection): at the default 20 requests/s the ReplicaSet
-	// controller waited up to 10 s to create replacements, a stand-in for a
-	// small control plane rather than the rollout's own cost. The scheduler
-	// and the rollout controller get the same allowance.
+	// controller waited up to 10 s to create replacements, and the scale
+	// benchmark measured that throttle instead of the rollout. The
+	// scheduler and the rollout controller get the same allowance.
 	w.c = startCluster(t, env, clusterOptions{nodeName: "unused", controllerManagerArgs: []string{
 		"--node-monitor-grace-period=1h", "--kube-api-qps=200", "--kube-api-burst=400"}})
 	w.adminKubeconfig = w.c.adminKubeconfig
