@@ -55,10 +55,7 @@ func bootstrapShRefuses(t *testing.T, w *world) {
 // lets systemd wait longer than that, so nodeboot always says what it was
 // waiting for before systemd kills it.
 func TestPackagedUnitsOutlastTheDeadline(t *testing.T) {
-	units, err := filepath.Glob("../../packaging/rootfs/etc/systemd/system/nodeboot-*.service")
-	if err != nil || len(units) < 2 {
-		t.Fatalf("units: %v, %v", units, err)
-	}
+	units := packagedUnits(t)
 	startLimit := regexp.MustCompile(`(?m)^TimeoutStartSec=(\S+)$`)
 	timeout := regexp.MustCompile(`(?m)^ExecStart=/usr/bin/nodeboot init .*--timeout (\S+)`)
 	for _, unit := range units {
@@ -90,17 +87,24 @@ func TestPackagedUnitsOutlastTheDeadline(t *testing.T) {
 // the agent with GOMAXPROCS=1, as hack/bench-vs-nodeadm.sh measures it
 // (docs/performance.md).
 func TestPackagedUnitsRunOneSchedulerThread(t *testing.T) {
-	units, err := filepath.Glob("../../packaging/rootfs/etc/systemd/system/nodeboot-*.service")
-	if err != nil || len(units) < 2 {
-		t.Fatalf("units: %v, %v", units, err)
-	}
-	for _, unit := range units {
+	oneThread := regexp.MustCompile(`(?m)^Environment=GOMAXPROCS=1$`)
+	for _, unit := range packagedUnits(t) {
 		b, err := os.ReadFile(unit)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !regexp.MustCompile(`(?m)^Environment=GOMAXPROCS=1$`).Match(b) {
+		if !oneThread.Match(b) {
 			t.Errorf("%s: no Environment=GOMAXPROCS=1", filepath.Base(unit))
 		}
 	}
+}
+
+// packagedUnits returns the paths of the packaged nodeboot units.
+func packagedUnits(t *testing.T) []string {
+	t.Helper()
+	units, err := filepath.Glob("../../packaging/rootfs/etc/systemd/system/nodeboot-*.service")
+	if err != nil || len(units) < 2 {
+		t.Fatalf("units: %v, %v", units, err)
+	}
+	return units
 }
