@@ -42,6 +42,7 @@ func NodeConfig(doc userdata.Document) (out []Decoded, problems diag.List) {
 	}()
 	base := max(doc.Source.Line, 1)
 	dec := yaml.NewDecoder(bytes.NewReader(doc.Data))
+	lines := indexLines(doc.Data)
 	for {
 		var root yaml.Node
 		err := dec.Decode(&root)
@@ -55,7 +56,7 @@ func NodeConfig(doc userdata.Document) (out []Decoded, problems diag.List) {
 		if isEmptyDocument(&root) {
 			continue
 		}
-		d, ps := document(doc.Data, doc.Source, base, &root)
+		d, ps := document(doc.Data, lines, doc.Source, base, &root)
 		out = append(out, d)
 		problems = append(problems, ps...)
 	}

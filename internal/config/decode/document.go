@@ -13,10 +13,11 @@ import (
 )
 
 // document decodes one non-empty YAML document.
-func document(data []byte, src diag.Source, base int, root *yaml.Node) (Decoded, diag.List) {
+func document(data []byte, lines lineIndex, src diag.Source, base int, root *yaml.Node) (Decoded, diag.List) {
 	content := root.Content[0]
-	src.Line = base + content.Line - 1
-	w := newWalker(src, base, data)
+	w := newWalker(src, base, data, lines)
+	src.Line = w.at(content).Line
+	w.src = src
 	d := Decoded{Source: src, Positions: w.positions}
 	if content = w.enter(content); content == nil || content.Kind != yaml.MappingNode {
 		if content != nil {

@@ -29,6 +29,8 @@ func FuzzNodeConfig(f *testing.F) {
 	}
 	f.Add([]byte(eks + "  cluster: &c {name: x}\n  kubelet: {config: {evictionHard: {a: *c}}}\n"))
 	f.Add([]byte("{\"apiVersion\": \"nodeboot.io/v1alpha1\", \"kind\": \"NodeConfig\", \"spec\": {\"maxPods\": {\"maxENIs\": 1e3}}}"))
+	f.Add([]byte("a: 1\r\rb: ["))                                    // lone CRs: the parser breaks lines, editors do not
+	f.Add([]byte(eks + "  cluster:\u2028    nmae: c\u0085  x: 1\n")) // LS and NEL likewise
 	f.Fuzz(func(t *testing.T, data []byte) {
 		const base = 3
 		src := diag.Source{URI: "fuzz", Line: base}

@@ -48,7 +48,7 @@ func Object(doc userdata.Document, schema Schema, out any) (positions diag.Posit
 	case err != nil:
 		return diag.Positions{}, diag.List{syntaxProblem(doc.Source, base, doc.Data, err)}
 	}
-	w := newWalker(doc.Source, base, doc.Data)
+	w := newWalker(doc.Source, base, doc.Data, indexLines(doc.Data))
 	w.hooks = hooks
 	w.objectDocument(root.Content[0], schema, reflect.ValueOf(out).Elem())
 	var next yaml.Node

@@ -44,9 +44,16 @@ func syntaxProblem(src diag.Source, base int, data []byte, err error) diag.Probl
 	return diag.Problem{
 		Severity: diag.SeverityError,
 		Source:   src,
-		Position: diag.Position{Line: base + max(line, 1) - 1},
+		Position: diag.Position{Line: base + editorLine(data, max(line, 1)) - 1},
 		Message:  "YAML syntax error: " + msg,
 	}
+}
+
+// editorLine maps the parser's 1-based line in data to the line editors
+// show.
+func editorLine(data []byte, line int) int {
+	line, _ = indexLines(data).position(line, 0)
+	return line
 }
 
 // splitYAMLError returns the 1-based line (0 if none) and the message of a

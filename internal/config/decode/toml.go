@@ -43,18 +43,17 @@ func (w *walker) tomlPosition(n *yaml.Node, row, col int) (diag.Position, string
 	if n.Style&yaml.LiteralStyle == 0 {
 		return w.at(n), fmt.Sprintf(" (TOML line %d, column %d)", row, col)
 	}
-	line := n.Line + row // relative to the data
-	return diag.Position{Line: w.base + line - 1, Column: w.blockIndent(n.Line) + col}, ""
+	return w.place(n.Line+row, w.blockIndent(n.Line)+col), ""
 }
 
-// blockIndent is the indentation of the first non-blank line after the
-// data line header (1-based), i.e. of a block scalar's content.
+// blockIndent is the indentation of the first non-blank parser line after
+// the header line (1-based), i.e. of a block scalar's content.
 func (w *walker) blockIndent(header int) int {
-	lines := bytes.Split(w.data, []byte("\n"))
-	for i := header; i < len(lines); i++ {
-		trimmed := bytes.TrimLeft(lines[i], " ")
+	for l := header + 1; l <= len(w.lines); l++ {
+		text := w.lines.text(w.data, l)
+		trimmed := bytes.TrimLeft(text, " ")
 		if len(bytes.TrimSpace(trimmed)) > 0 {
-			return len(lines[i]) - len(trimmed)
+			return len(text) - len(trimmed)
 		}
 	}
 	return 0

@@ -22,6 +22,7 @@ type walker struct {
 	src       diag.Source
 	base      int // absolute line of the data's first line
 	data      []byte
+	lines     lineIndex // of data, to place the parser's positions
 	problems  diag.List
 	positions diag.Positions
 	// failed holds the paths that got a problem, so value checks on the
@@ -44,11 +45,12 @@ type walker struct {
 }
 
 // newWalker prepares a walker for one document of doc.Data.
-func newWalker(src diag.Source, base int, data []byte) *walker {
+func newWalker(src diag.Source, base int, data []byte, lines lineIndex) *walker {
 	return &walker{
 		src:       src,
 		base:      base,
 		data:      data,
+		lines:     lines,
 		positions: make(diag.Positions, 64),
 		failed:    map[string]bool{},
 		budget:    nodeBudget,
@@ -57,7 +59,13 @@ func newWalker(src diag.Source, base int, data []byte) *walker {
 
 // at is n's absolute position.
 func (w *walker) at(n *yaml.Node) diag.Position {
-	return diag.Position{Line: w.base + n.Line - 1, Column: n.Column}
+	return w.place(n.Line, n.Column)
+}
+
+// place is the absolute position of the parser's line and column.
+func (w *walker) place(line, column int) diag.Position {
+	line, column = w.lines.position(line, column)
+	return diag.Position{Line: w.base + line - 1, Column: column}
 }
 
 // errorf records an error at path, placed at n, and marks path as failed.
