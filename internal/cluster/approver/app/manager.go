@@ -2,10 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"net/http"
-	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,18 +11,14 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/nodeboot/nodeboot/internal/cluster/approver"
+	"github.com/nodeboot/nodeboot/internal/cluster/managerkit"
 )
 
 // EventSource is the component name on the Events the approver records.
 const EventSource = "nodeboot-approver"
-
-// ErrCacheNotSynced is reported by /readyz until the informers synced.
-var ErrCacheNotSynced = errors.New("informer caches not synced")
 
 // NewManager builds a manager running the approver with opts. Metrics are
 // registered with reg; the manager logs through log.
@@ -35,22 +27,8 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts Options, log logr.Lo
 	if err != nil {
 		return nil, err
 	}
-	mgr, err := manager.New(cfg, manager.Options{
-		Scheme:                        scheme,
-		Logger:                        log,
-		LeaderElection:                opts.LeaderElect,
-		LeaderElectionResourceLock:    "leases",
-		LeaderElectionNamespace:       opts.LeaderElectionNamespace,
-		LeaderElectionID:              opts.LeaderElectionID,
-		LeaderElectionReleaseOnCancel: true,
-		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsBindAddress},
-		HealthProbeBindAddress:        opts.HealthProbeBindAddress,
-		Cache:                         cacheOptions(),
-	})
+	mgr, err := managerkit.New(cfg, scheme, log, cacheOptions(), opts.Manager)
 	if err != nil {
-		return nil, fmt.Errorf("create manager: %w", err)
-	}
-	if err := addProbes(mgr); err != nil {
 		return nil, err
 	}
 	metrics, err := approver.NewMetrics(reg)
@@ -108,28 +86,6 @@ func trimNode(obj any) (any, error) {
 		Spec:   corev1.NodeSpec{ProviderID: node.Spec.ProviderID},
 		Status: corev1.NodeStatus{Addresses: node.Status.Addresses},
 	}, nil
-}
-
-func addProbes(mgr manager.Manager) error {
-	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-		return fmt.Errorf("add healthz check: %w", err)
-	}
-	if err := mgr.AddReadyzCheck("informers", cacheSynced(mgr.GetCache())); err != nil {
-		return fmt.Errorf("add readyz check: %w", err)
-	}
-	return nil
-}
-
-// cacheSynced reports ready once the started informers have synced.
-func cacheSynced(c cache.Cache) healthz.Checker {
-	return func(req *http.Request) error {
-		ctx, cancel := context.WithTimeout(req.Context(), time.Second)
-		defer cancel()
-		if !c.WaitForCacheSync(ctx) {
-			return ErrCacheNotSynced
-		}
-		return nil
-	}
 }
 
 // logInventory says at startup how SANs are checked, loudly when not

@@ -14,6 +14,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
+
+	"github.com/nodeboot/nodeboot/internal/cluster/managerkit"
 )
 
 // deployDir holds the manifests shipped for the approver.
@@ -36,8 +38,8 @@ func loadManifests(t *testing.T) manifests {
 		Resources []string `json:"resources"`
 	}
 	readYAML(t, "kustomization.yaml", &kust)
-	if kust.Namespace != DefaultLeaderElectionNamespace {
-		t.Errorf("kustomization namespace = %q, want %q", kust.Namespace, DefaultLeaderElectionNamespace)
+	if kust.Namespace != managerkit.DefaultLeaderElectionNamespace {
+		t.Errorf("kustomization namespace = %q, want %q", kust.Namespace, managerkit.DefaultLeaderElectionNamespace)
 	}
 	var m manifests
 	targets := map[string]any{
@@ -196,14 +198,14 @@ func TestDeploymentRunsTheApproverSafely(t *testing.T) {
 	if err != nil {
 		t.Fatalf("container args %q do not parse: %v", c.Args, err)
 	}
-	if !opts.LeaderElect || opts.LeaderElectionNamespace != m.role.Namespace {
-		t.Errorf("leader election %v in %q, want on in the Role's namespace %q", opts.LeaderElect, opts.LeaderElectionNamespace, m.role.Namespace)
+	if mo := opts.Manager; !mo.LeaderElect || mo.LeaderElectionNamespace != m.role.Namespace {
+		t.Errorf("leader election %v in %q, want on in the Role's namespace %q", mo.LeaderElect, mo.LeaderElectionNamespace, m.role.Namespace)
 	}
 	if opts.EC2Inventory == EC2InventoryOff {
 		t.Errorf("the Deployment turns the EC2 inventory check off (--ec2-inventory=%s)", opts.EC2Inventory)
 	}
-	if port := probePort(t, c, opts.HealthProbeBindAddress); c.LivenessProbe.HTTPGet.Port.String() != port {
-		t.Errorf("probes target port %s, but --health-probe-bind-address is %q", c.LivenessProbe.HTTPGet.Port.String(), opts.HealthProbeBindAddress)
+	if port := probePort(t, c, opts.Manager.HealthProbeBindAddress); c.LivenessProbe.HTTPGet.Port.String() != port {
+		t.Errorf("probes target port %s, but --health-probe-bind-address is %q", c.LivenessProbe.HTTPGet.Port.String(), opts.Manager.HealthProbeBindAddress)
 	}
 }
 

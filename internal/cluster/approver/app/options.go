@@ -13,14 +13,15 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/nodeboot/nodeboot/internal/cluster/approver"
+	"github.com/nodeboot/nodeboot/internal/cluster/managerkit"
 )
 
-// Defaults of the command-line flags.
+// Defaults of the command-line flags (those of the manager's flags are
+// managerkit's).
 const (
-	DefaultLeaderElectionNamespace = "kube-system"
-	DefaultLeaderElectionID        = "nodeboot-approver"
-	DefaultMetricsBindAddress      = "127.0.0.1:8080"
-	DefaultHealthProbeBindAddress  = "127.0.0.1:8081"
+	// DefaultLeaderElectionID is the name of the approver's leader
+	// election Lease.
+	DefaultLeaderElectionID = "nodeboot-approver"
 	// DefaultMaxExpiration is 367 days, the cap kubelet-csr-approver uses.
 	DefaultMaxExpiration = 367 * 24 * time.Hour
 	// DefaultNodeWait covers a kubelet whose serving CSR races its Node
@@ -56,15 +57,9 @@ type Options struct {
 	// Kubeconfig is a kubeconfig path; empty means $KUBECONFIG, then the
 	// in-cluster service account.
 	Kubeconfig string
-	// LeaderElect runs the controller only in the replica holding the Lease
-	// LeaderElectionNamespace/LeaderElectionID.
-	LeaderElect             bool
-	LeaderElectionNamespace string
-	LeaderElectionID        string
-	// MetricsBindAddress and HealthProbeBindAddress are host:port; "0"
-	// disables the server.
-	MetricsBindAddress     string
-	HealthProbeBindAddress string
+	// Manager holds leader election and the metrics and health probe
+	// servers.
+	Manager managerkit.Options
 	// AllowedCIDRs must contain every IP SAN when not empty.
 	AllowedCIDRs []netip.Prefix
 	// HostnameRegex, anchored, must match every whole DNS SAN when not nil.
@@ -134,11 +129,10 @@ func newFlagSet(o *Options, raw *rawFlags, out io.Writer) *pflag.FlagSet {
 	fs.Usage = func() {}
 	fs.SortFlags = false
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig file; empty: $KUBECONFIG, then the in-cluster service account")
-	fs.BoolVar(&o.LeaderElect, "leader-elect", true, "elect a leader through a Lease so that only one replica decides")
-	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", DefaultLeaderElectionNamespace, "namespace of the leader election Lease")
-	fs.StringVar(&o.LeaderElectionID, "leader-election-id", DefaultLeaderElectionID, "name of the leader election Lease")
-	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", DefaultMetricsBindAddress, "host:port of the Prometheus metrics endpoint; 0 disables it")
-	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", DefaultHealthProbeBindAddress, "host:port of /healthz and /readyz; 0 disables them")
+	managerkit.AddFlags(fs, &o.Manager, managerkit.FlagDefaults{
+		LeaderElectionID: DefaultLeaderElectionID,
+		LeaderElectUsage: "elect a leader through a Lease so that only one replica decides",
+	})
 	fs.StringSliceVar(&raw.cidrs, "allowed-cidrs", nil, "comma-separated CIDRs that must contain every IP SAN (default: no extra limit)")
 	fs.StringVar(&raw.hostnameRegex, "hostname-regex", "", "regular expression every DNS SAN must match in full (default: no extra limit)")
 	fs.DurationVar(&o.MaxExpiration, "max-expiration", DefaultMaxExpiration, "longest spec.expirationSeconds to approve; 0: no limit")

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/nodeboot/nodeboot/internal/cluster/approver"
+	"github.com/nodeboot/nodeboot/internal/cluster/managerkit"
 )
 
 func TestParseFlagsDefaults(t *testing.T) {
@@ -22,17 +23,16 @@ func TestParseFlagsDefaults(t *testing.T) {
 		t.Fatalf("ParseFlags(nil): %v", err)
 	}
 	want := Options{
-		LeaderElect:             true,
-		LeaderElectionNamespace: "kube-system",
-		LeaderElectionID:        "nodeboot-approver",
-		MetricsBindAddress:      "127.0.0.1:8080",
-		HealthProbeBindAddress:  "127.0.0.1:8081",
-		MaxExpiration:           8808 * time.Hour,
-		NodeWait:                5 * time.Minute,
-		EC2Inventory:            "auto",
-		EC2InventoryCacheTTL:    time.Minute,
-		LogLevel:                slog.LevelInfo,
-		LogFormat:               "json",
+		Manager: managerkit.Options{
+			LeaderElect: true, LeaderElectionNamespace: "kube-system", LeaderElectionID: "nodeboot-approver",
+			MetricsBindAddress: "127.0.0.1:8080", HealthProbeBindAddress: "127.0.0.1:8081",
+		},
+		MaxExpiration:        8808 * time.Hour,
+		NodeWait:             5 * time.Minute,
+		EC2Inventory:         "auto",
+		EC2InventoryCacheTTL: time.Minute,
+		LogLevel:             slog.LevelInfo,
+		LogFormat:            "json",
 	}
 	if !optionsEqual(o, want) {
 		t.Fatalf("ParseFlags(nil) = %+v, want %+v", o, want)
@@ -59,11 +59,11 @@ func TestParseFlagsLocalProcess(t *testing.T) {
 		t.Fatalf("ParseFlags: %v", err)
 	}
 	want := Options{
-		Kubeconfig:              "/tmp/admin.kubeconfig",
-		LeaderElectionNamespace: "kube-system",
-		LeaderElectionID:        "nodeboot-approver",
-		MetricsBindAddress:      "0",
-		HealthProbeBindAddress:  "127.0.0.1:0",
+		Kubeconfig: "/tmp/admin.kubeconfig",
+		Manager: managerkit.Options{
+			LeaderElectionNamespace: "kube-system", LeaderElectionID: "nodeboot-approver",
+			MetricsBindAddress: "0", HealthProbeBindAddress: "127.0.0.1:0",
+		},
 		AllowedCIDRs: []netip.Prefix{
 			netip.MustParsePrefix("10.0.0.0/16"), netip.MustParsePrefix("fd00::/8"), netip.MustParsePrefix("192.168.1.0/24"),
 		},

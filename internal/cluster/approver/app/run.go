@@ -62,8 +62,8 @@ func run(ctx context.Context, opts Options, log logr.Logger) error {
 	if err != nil {
 		return err
 	}
-	log.Info("starting nodeboot-approver", "leaderElect", opts.LeaderElect,
-		"leaderElectionNamespace", opts.LeaderElectionNamespace, "nodeWait", opts.NodeWait,
+	log.Info("starting nodeboot-approver", "leaderElect", opts.Manager.LeaderElect,
+		"leaderElectionNamespace", opts.Manager.LeaderElectionNamespace, "nodeWait", opts.NodeWait,
 		"allowedCIDRs", fmt.Sprint(opts.AllowedCIDRs), "hostnameRegex", regexString(opts),
 		"maxExpiration", opts.MaxExpiration, "minExpiration", opts.MinExpiration)
 	if err := mgr.Start(ctx); err != nil {
