@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
+	"github.com/nodeboot/nodeboot/internal/cluster/managerkit"
 	"github.com/nodeboot/nodeboot/internal/cluster/rollout/plan"
 )
 
@@ -187,7 +188,7 @@ func TestManifests(t *testing.T) {
 	if !slices.Contains(crb.Subjects, subject) || crb.RoleRef.Name != "nodeboot-rollout" || !slices.Contains(rb.Subjects, subject) || rb.RoleRef.Name != role.Name {
 		t.Errorf("bindings %+v %+v do not bind %+v", crb, rb, subject)
 	}
-	if kust.Namespace != DefaultLeaderElectionNamespace || role.Namespace != kust.Namespace || sa.Namespace != kust.Namespace {
+	if kust.Namespace != managerkit.DefaultLeaderElectionNamespace || role.Namespace != kust.Namespace || sa.Namespace != kust.Namespace {
 		t.Errorf("namespaces: kustomization %q role %q service account %q", kust.Namespace, role.Namespace, sa.Namespace)
 	}
 	pod := d.Spec.Template.Spec
@@ -206,16 +207,16 @@ func TestManifests(t *testing.T) {
 	if err != nil {
 		t.Fatalf("container args %q do not parse: %v", c.Args, err)
 	}
-	if !opts.LeaderElect || opts.LeaderElectionNamespace != role.Namespace {
-		t.Errorf("leader election %v in %q, want on in %q", opts.LeaderElect, opts.LeaderElectionNamespace, role.Namespace)
+	if mo := opts.Manager; !mo.LeaderElect || mo.LeaderElectionNamespace != role.Namespace {
+		t.Errorf("leader election %v in %q, want on in %q", mo.LeaderElect, mo.LeaderElectionNamespace, role.Namespace)
 	}
-	_, port, _ := strings.Cut(opts.HealthProbeBindAddress, ":")
+	_, port, _ := strings.Cut(opts.Manager.HealthProbeBindAddress, ":")
 	if c.LivenessProbe == nil || c.LivenessProbe.HTTPGet.Path != "/healthz" || c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet.Path != "/readyz" {
 		t.Fatalf("probes %+v %+v", c.LivenessProbe, c.ReadinessProbe)
 	}
 	for _, p := range c.Ports {
 		if p.Name == c.LivenessProbe.HTTPGet.Port.String() && strconv.Itoa(int(p.ContainerPort)) != port {
-			t.Errorf("probe port %s is %d, but --health-probe-bind-address is %q", p.Name, p.ContainerPort, opts.HealthProbeBindAddress)
+			t.Errorf("probe port %s is %d, but --health-probe-bind-address is %q", p.Name, p.ContainerPort, opts.Manager.HealthProbeBindAddress)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -23,24 +22,23 @@ import (
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
+	"github.com/nodeboot/nodeboot/internal/cluster/managerkit"
 	"github.com/nodeboot/nodeboot/internal/cluster/rollout/controller"
 	"github.com/nodeboot/nodeboot/internal/cluster/rollout/nodegroup/asg"
 )
 
-// Defaults of the controller's flags.
+// Defaults of the controller's flags (those of the manager's flags are
+// managerkit's).
 const (
-	DefaultLeaderElectionNamespace = "kube-system"
-	DefaultLeaderElectionID        = "nodeboot-rollout"
-	DefaultMetricsBindAddress      = "127.0.0.1:8080"
-	DefaultHealthProbeBindAddress  = "127.0.0.1:8081"
-	DefaultConcurrency             = 4
+	// DefaultLeaderElectionID is the name of the controller's leader
+	// election Lease.
+	DefaultLeaderElectionID = "nodeboot-rollout"
+	DefaultConcurrency      = 4
 	// DefaultKubeAPIQPS and DefaultKubeAPIBurst bound the controller's
 	// requests to the API server (client-go's own default, 5/s, would
 	// make a 50-node batch wait on the client for a minute).
@@ -53,14 +51,10 @@ const EventSource = "nodeboot-rollout"
 
 // ControllerOptions is the controller's command line.
 type ControllerOptions struct {
-	Kubeconfig              string
-	LeaderElect             bool
-	LeaderElectionNamespace string
-	LeaderElectionID        string
-	MetricsBindAddress      string
-	HealthProbeBindAddress  string
-	// PprofBindAddress serves net/http/pprof; "0" (the default) disables it.
-	PprofBindAddress string
+	Kubeconfig string
+	// Manager holds leader election and the metrics, health probe and
+	// pprof servers.
+	Manager managerkit.Options
 	// Concurrency is how many rollouts are planned at the same time.
 	Concurrency int
 	// GroupRefresh and Poll are controller.Reconciler's.
@@ -80,12 +74,11 @@ func ParseControllerFlags(args []string, env Env) (ControllerOptions, error) {
 	var level string
 	fs := newFlagSet("controller", env.Stdout)
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig file; empty: $KUBECONFIG, ~/.kube/config, then the in-cluster service account")
-	fs.BoolVar(&o.LeaderElect, "leader-elect", true, "elect a leader through a Lease so that only one replica acts")
-	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", DefaultLeaderElectionNamespace, "namespace of the leader election Lease")
-	fs.StringVar(&o.LeaderElectionID, "leader-election-id", DefaultLeaderElectionID, "name of the leader election Lease")
-	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", DefaultMetricsBindAddress, "host:port of the Prometheus metrics endpoint; 0 disables it")
-	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", DefaultHealthProbeBindAddress, "host:port of /healthz and /readyz; 0 disables them")
-	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", "0", "host:port of net/http/pprof; 0 disables it")
+	managerkit.AddFlags(fs, &o.Manager, managerkit.FlagDefaults{
+		LeaderElectionID: DefaultLeaderElectionID,
+		LeaderElectUsage: "elect a leader through a Lease so that only one replica acts",
+	})
+	managerkit.AddPprofFlag(fs, &o.Manager)
 	fs.IntVar(&o.Concurrency, "concurrency", DefaultConcurrency, "rollouts planned at the same time")
 	fs.DurationVar(&o.GroupRefresh, "group-refresh", controller.DefaultGroupRefresh, "how long a description of an Auto Scaling group is reused while nothing changed it")
 	fs.DurationVar(&o.Poll, "poll", controller.DefaultPoll, "longest pause between two planning steps of an active rollout")
@@ -127,8 +120,8 @@ func runController(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	log.Info("starting nodeboot-rollout controller", "leaderElect", opts.LeaderElect,
-		"leaderElectionNamespace", opts.LeaderElectionNamespace, "concurrency", opts.Concurrency,
+	log.Info("starting nodeboot-rollout controller", "leaderElect", opts.Manager.LeaderElect,
+		"leaderElectionNamespace", opts.Manager.LeaderElectionNamespace, "concurrency", opts.Concurrency,
 		"groupRefresh", opts.GroupRefresh, "poll", opts.Poll)
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("run manager: %w", err)
@@ -156,27 +149,9 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts ControllerOptions, g
 	if err != nil {
 		return nil, err
 	}
-	mgr, err := manager.New(cfg, manager.Options{
-		Scheme:                        scheme,
-		Logger:                        log,
-		LeaderElection:                opts.LeaderElect,
-		LeaderElectionResourceLock:    "leases",
-		LeaderElectionNamespace:       opts.LeaderElectionNamespace,
-		LeaderElectionID:              opts.LeaderElectionID,
-		LeaderElectionReleaseOnCancel: true,
-		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsBindAddress},
-		HealthProbeBindAddress:        opts.HealthProbeBindAddress,
-		PprofBindAddress:              opts.PprofBindAddress,
-		Cache:                         cacheOptions(),
-	})
+	mgr, err := managerkit.New(cfg, scheme, log, cacheOptions(), opts.Manager)
 	if err != nil {
-		return nil, fmt.Errorf("create manager: %w", err)
-	}
-	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-		return nil, fmt.Errorf("add healthz check: %w", err)
-	}
-	if err := mgr.AddReadyzCheck("informers", cacheSynced(mgr.GetCache())); err != nil {
-		return nil, fmt.Errorf("add readyz check: %w", err)
+		return nil, err
 	}
 	metrics, err := controller.NewMetrics(reg)
 	if err != nil {
@@ -285,17 +260,5 @@ func trimMeta(m metav1.ObjectMeta) metav1.ObjectMeta {
 		Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
 		CreationTimestamp: m.CreationTimestamp, DeletionTimestamp: m.DeletionTimestamp,
 		Labels: m.Labels, Annotations: m.Annotations, OwnerReferences: m.OwnerReferences,
-	}
-}
-
-// cacheSynced reports ready once the started informers have synced.
-func cacheSynced(c cache.Cache) healthz.Checker {
-	return func(req *http.Request) error {
-		ctx, cancel := context.WithTimeout(req.Context(), time.Second)
-		defer cancel()
-		if !c.WaitForCacheSync(ctx) {
-			return fmt.Errorf("informer caches not synced")
-		}
-		return nil
 	}
 }
