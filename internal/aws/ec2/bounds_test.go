@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodeboot/nodeboot/internal/aws/awsconfig"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
@@ -14,35 +13,13 @@ import (
 // or answers its headers and then stalls, costs each attempt its request
 // timeout, and the call gives up after its attempts naming the action.
 func TestStalledAPIIsBounded(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		fault func(s *awstest.EC2)
-	}{
-		{name: "accepts and never answers", fault: func(s *awstest.EC2) { s.Hang(awstest.ActionDescribeInstanceTypes) }},
-		{name: "headers, then a stalled body", fault: func(s *awstest.EC2) { s.Trickle(awstest.ActionDescribeInstanceTypes, time.Hour) }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			awstest.IsolateEnv(t)
-			stub := awstest.NewEC2(t)
+	for _, stall := range awstest.Stalls() {
+		t.Run(stall.Name, func(t *testing.T) {
+			c, stub := newBoundedClient(t, 2, 100*time.Millisecond, fastWait)
 			stub.AddInstanceType(awstest.InstanceType{Name: "m5.large", MaxENIs: 3, IPv4PerENI: 10})
-			tc.fault(stub)
-			t.Setenv("AWS_ENDPOINT_URL_EC2", stub.URL)
-			cfg, err := awsconfig.LoadNode(t.Context(), awsconfig.Options{
-				Region: "us-west-2", MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond,
-				RequestTimeout: 100 * time.Millisecond,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = awstest.Within(t, func() (Limits, error) { return New(cfg, fastWait).InstanceTypeLimits(t.Context(), "m5.large") })
-			if err == nil || !strings.Contains(err.Error(), "ec2 DescribeInstanceTypes m5.large: gave up after 2 attempts") {
-				t.Fatalf("error = %v, want the call to give up after its 2 attempts", err)
-			}
-			// An attempt whose deadline passes before the stub sees it (a
-			// loaded machine) is not counted there: never more than 2.
-			if n := stub.Calls(awstest.ActionDescribeInstanceTypes); n > 2 {
-				t.Errorf("calls = %d, want at most the 2 attempts", n)
-			}
+			stall.Apply(&stub.Behavior, awstest.ActionDescribeInstanceTypes)
+			_, err := awstest.Within(t, func() (Limits, error) { return c.InstanceTypeLimits(t.Context(), "m5.large") })
+			awstest.CheckGaveUp(t, err, "ec2 DescribeInstanceTypes m5.large: gave up after 2 attempts", stub.Calls(awstest.ActionDescribeInstanceTypes), 2)
 		})
 	}
 }
@@ -60,20 +37,11 @@ func TestNameWaitOnStalledAPISaysSo(t *testing.T) {
 		{name: "the wait's deadline comes first", attempts: 1_000_000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			awstest.IsolateEnv(t)
-			stub := awstest.NewEC2(t)
+			wait := NameWait{Timeout: 300 * time.Millisecond, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}
+			c, stub := newBoundedClient(t, tc.attempts, 50*time.Millisecond, wait)
 			stub.AddInstance(awstest.Instance{ID: testInstanceID, PrivateDNSName: "n"})
 			stub.Hang(awstest.ActionDescribeInstances)
-			t.Setenv("AWS_ENDPOINT_URL_EC2", stub.URL)
-			cfg, err := awsconfig.LoadNode(t.Context(), awsconfig.Options{
-				Region: "us-west-2", MaxAttempts: tc.attempts, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond,
-				RequestTimeout: 50 * time.Millisecond,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			wait := NameWait{Timeout: 300 * time.Millisecond, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}
-			_, err = awstest.Within(t, func() (string, error) { return New(cfg, wait).PrivateDNSName(t.Context(), testInstanceID) })
+			_, err := awstest.Within(t, func() (string, error) { return c.PrivateDNSName(t.Context(), testInstanceID) })
 			if err == nil || errors.Is(err, ErrNoPrivateDNSName) {
 				t.Fatalf("error = %v, want the API's failure rather than ErrNoPrivateDNSName", err)
 			}

@@ -17,17 +17,26 @@ const testInstanceID = "i-0123456789abcdef0"
 // AWS_ENDPOINT_URL_EC2 and returns a client with millisecond backoffs.
 func newTestClient(t *testing.T, attempts int, wait NameWait) (*Client, *awstest.EC2) {
 	t.Helper()
+	return newBoundedClient(t, attempts, 0, wait)
+}
+
+// newBoundedClient is newTestClient with each attempt bounded by
+// requestTimeout (0: awsconfig's default).
+func newBoundedClient(t *testing.T, attempts int, requestTimeout time.Duration, wait NameWait) (*Client, *awstest.EC2) {
+	t.Helper()
 	awstest.IsolateEnv(t)
 	stub := awstest.NewEC2(t)
 	t.Setenv("AWS_ENDPOINT_URL_EC2", stub.URL)
-	return clientFor(t, attempts, wait), stub
+	return clientFor(t, awsconfig.Options{MaxAttempts: attempts, RequestTimeout: requestTimeout}, wait), stub
 }
 
-func clientFor(t *testing.T, attempts int, wait NameWait) *Client {
+// clientFor returns a client on the endpoint the environment names, in
+// us-west-2 with millisecond backoffs; o sets the attempts and their
+// timeout.
+func clientFor(t *testing.T, o awsconfig.Options, wait NameWait) *Client {
 	t.Helper()
-	cfg, err := awsconfig.LoadNode(t.Context(), awsconfig.Options{
-		Region: "us-west-2", MaxAttempts: attempts, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond,
-	})
+	o.Region, o.BaseDelay, o.MaxDelay = "us-west-2", time.Millisecond, 5*time.Millisecond
+	cfg, err := awsconfig.LoadNode(t.Context(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +212,7 @@ func TestMaxAttemptsEnvironmentIsHonoured(t *testing.T) {
 			if tc.env != "" {
 				t.Setenv("AWS_MAX_ATTEMPTS", tc.env)
 			}
-			c := clientFor(t, 3, fastWait)
+			c := clientFor(t, awsconfig.Options{MaxAttempts: 3}, fastWait)
 			faults := make([]awstest.Fault, 10)
 			for i := range faults {
 				faults[i] = awstest.EC2InternalError
@@ -295,7 +304,7 @@ func TestServiceEndpointOverridesGenericEndpoint(t *testing.T) {
 	t.Setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9") // discard port: nothing listens
 	t.Setenv("AWS_ENDPOINT_URL_EC2", stub.URL)
 	stub.AddInstance(awstest.Instance{ID: testInstanceID, PrivateDNSName: "n"})
-	c := clientFor(t, 1, fastWait)
+	c := clientFor(t, awsconfig.Options{MaxAttempts: 1}, fastWait)
 	if _, err := c.PrivateDNSName(t.Context(), testInstanceID); err != nil {
 		t.Fatalf("PrivateDNSName via AWS_ENDPOINT_URL_EC2: %v", err)
 	}
@@ -311,7 +320,7 @@ func TestAPITrafficGoesThroughProxy(t *testing.T) {
 	// Two attempts, as the agent has more: a CI run once lost the one
 	// connection of a single attempt to "use of closed network connection"
 	// on a loaded machine. What is checked is the route of every attempt.
-	c := clientFor(t, 2, fastWait)
+	c := clientFor(t, awsconfig.Options{MaxAttempts: 2}, fastWait)
 	t.Setenv("HTTP_PROXY", proxy.URL) // set after the client exists: read per request
 	got, err := c.PrivateDNSName(t.Context(), testInstanceID)
 	if err != nil {

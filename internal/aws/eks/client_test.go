@@ -19,13 +19,23 @@ var prodCluster = awstest.Cluster{
 	ServiceIPv4CIDR: "172.20.0.0/16", IPFamily: "ipv4", Version: "1.34",
 }
 
+// newTestClient isolates the environment, starts an EKS stub reached via
+// AWS_ENDPOINT_URL_EKS and returns a client with millisecond backoffs.
 func newTestClient(t *testing.T, attempts int) (*Client, *awstest.EKS) {
+	t.Helper()
+	return newBoundedClient(t, attempts, 0)
+}
+
+// newBoundedClient is newTestClient with each attempt bounded by
+// requestTimeout (0: awsconfig's default).
+func newBoundedClient(t *testing.T, attempts int, requestTimeout time.Duration) (*Client, *awstest.EKS) {
 	t.Helper()
 	awstest.IsolateEnv(t)
 	stub := awstest.NewEKS(t)
 	t.Setenv("AWS_ENDPOINT_URL_EKS", stub.URL)
 	cfg, err := awsconfig.LoadNode(t.Context(), awsconfig.Options{
 		Region: "us-west-2", MaxAttempts: attempts, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond,
+		RequestTimeout: requestTimeout,
 	})
 	if err != nil {
 		t.Fatal(err)
