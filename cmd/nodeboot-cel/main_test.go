@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/config/maxpods"
 	"github.com/nodeboot/nodeboot/internal/config/maxpods/celexpr"
+	"github.com/nodeboot/nodeboot/internal/testing/gobuild"
 )
 
 // bin holds nodeboot-cel and a nodeboot built like `make build` builds it
@@ -23,12 +25,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	bin = dir
-	for _, args := range [][]string{
-		{"build", "-o", dir + "/", "."},
-		{"build", "-tags", "celexec", "-o", dir + "/", "../nodeboot"},
-	} {
-		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
-			panic("go " + strings.Join(args, " ") + ": " + err.Error() + "\n" + string(out))
+	for _, b := range []struct{ pkg, tags string }{{".", ""}, {"../nodeboot", "celexec"}} {
+		if err := gobuild.Build(context.Background(), ".", dir+"/", b.pkg, b.tags); err != nil {
+			panic(err)
 		}
 	}
 	code := m.Run()

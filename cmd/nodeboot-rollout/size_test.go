@@ -2,9 +2,10 @@ package main
 
 import (
 	"debug/elf"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/testing/gobuild"
 )
 
 // TestOnlyCalledSDKOperationsAreLinked builds the controller and reads its
@@ -18,8 +19,8 @@ func TestOnlyCalledSDKOperationsAreLinked(t *testing.T) {
 		t.Skip("builds the controller")
 	}
 	bin := filepath.Join(t.TempDir(), "nodeboot-rollout")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if err := gobuild.Build(t.Context(), ".", bin, ".", ""); err != nil {
+		t.Fatal(err)
 	}
 	f, err := elf.Open(bin)
 	if err != nil {

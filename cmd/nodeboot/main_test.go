@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/testing/aemmtest"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/gobuild"
 	"github.com/nodeboot/nodeboot/internal/testing/nodetest"
 )
 
@@ -27,9 +29,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "nodeboot")
-	out, err := exec.Command("go", "build", "-tags", "celexec", "-o", binary, ".").CombinedOutput()
-	if err != nil {
-		panic("build nodeboot: " + err.Error() + "\n" + string(out))
+	if err := gobuild.Build(context.Background(), ".", binary, ".", "celexec"); err != nil {
+		panic(err)
 	}
 	code := m.Run()
 	_ = os.RemoveAll(dir)

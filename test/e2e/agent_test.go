@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/gobuild"
 )
 
 // nodebootAgent runs `nodeboot init --skip run` the way cloud-init would
@@ -61,12 +62,9 @@ func (a nodebootAgent) render(ctx context.Context, root string) (agentResult, er
 func buildBinary(t *testing.T, repo, dir, pkg string) string {
 	t.Helper()
 	out := filepath.Join(dir, filepath.Base(pkg))
-	cmd := exec.CommandContext(t.Context(), "go", "build", "-tags", "celexec", "-o", out, pkg)
-	cmd.Dir = repo
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	start := time.Now()
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+	if err := gobuild.Build(t.Context(), repo, out, pkg, "celexec"); err != nil {
+		t.Fatal(err)
 	}
 	t.Logf("built %s in %s", pkg, time.Since(start).Round(time.Millisecond))
 	return out

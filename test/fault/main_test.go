@@ -1,6 +1,7 @@
 package fault
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nodeboot/nodeboot/internal/cli"
+	"github.com/nodeboot/nodeboot/internal/testing/gobuild"
 	"github.com/nodeboot/nodeboot/internal/testing/nodetest"
 )
 
@@ -31,9 +33,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "nodeboot")
-	out, err := exec.Command("go", "build", "-tags", "faultinject", "-o", binary, "../../cmd/nodeboot").CombinedOutput()
-	if err != nil {
-		panic("build nodeboot: " + err.Error() + "\n" + string(out))
+	if err := gobuild.Build(context.Background(), ".", binary, "../../cmd/nodeboot", "faultinject"); err != nil {
+		panic(err)
 	}
 	code := m.Run()
 	fmt.Println(stats.String())
