@@ -13,21 +13,27 @@ LDFLAGS := -s -w -X github.com/nodeboot/nodeboot/internal/version.Version=$(VERS
 # celexec: the agent evaluates maxPodsExpression in bin/nodeboot-cel, without
 # linking cel-go itself (docs/performance.md).
 BUILDTAGS ?= celexec
+# Everything except the race-detected unit tests and fuzzing builds as the
+# release binaries do (no cgo, -trimpath): then a cold machine compiles the
+# dependencies once for the build, lint, the fault suite and the end-to-end
+# tests instead of twice (docs/performance.md).
+PLAIN := CGO_ENABLED=0
+PLAINFLAGS := -trimpath
 
 .PHONY: all build test unit lint fuzz faults bench bench-nodeadm e2e e2e-deps kubelet-compat demo clean generate bench-rollout
 
 all: build
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(BUILDTAGS)' -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
+	$(PLAIN) $(GO) build $(PLAINFLAGS) -tags '$(BUILDTAGS)' -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
 ## test: lint, unit tests, fuzz smoke, fault suite, real end-to-end (CI also runs kubelet-compat).
 test: lint unit fuzz faults e2e
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	$(GO) vet $(PKGS)
-	$(GO) vet -tags '$(BUILDTAGS)' ./internal/config/maxpods/ ./cmd/nodeboot
+	$(PLAIN) $(GO) vet $(PLAINFLAGS) $(PKGS)
+	$(PLAIN) $(GO) vet $(PLAINFLAGS) -tags '$(BUILDTAGS)' ./internal/config/maxpods/ ./cmd/nodeboot
 
 unit: e2e-deps-aemm
 	NODEBOOT_REQUIRE_E2E=$${CI:+1} $(GO) test -race -count=1 -timeout 30m $$($(GO) list $(PKGS) | grep -v '/test/fault$$')
@@ -35,7 +41,7 @@ unit: e2e-deps-aemm
 ## faults: the fault suite (test/fault; the bind-mount and namespace faults
 ## need root), printing its counts at the end.
 faults: e2e-deps-aemm
-	NODEBOOT_REQUIRE_E2E=$${CI:+1} $(GO) test -count=1 -v -timeout 20m ./test/fault/
+	NODEBOOT_REQUIRE_E2E=$${CI:+1} $(PLAIN) $(GO) test $(PLAINFLAGS) -count=1 -v -timeout 20m ./test/fault/
 
 ## fuzz: every Fuzz target, $(FUZZTIME) executions each.
 fuzz:
@@ -65,15 +71,15 @@ e2e-deps: e2e-deps-aemm
 ## Not part of test: the two old kubelets cost minutes to build cold (docs/performance.md); .ci/run runs it.
 kubelet-compat: e2e-deps
 	bash test/e2e/scripts/build-kubelet-compat.sh
-	$(GO) vet -tags kubeletcompat ./test/kubeletcompat/
-	$(GO) test -count=1 -tags kubeletcompat ./test/kubeletcompat/
+	$(PLAIN) $(GO) vet $(PLAINFLAGS) -tags kubeletcompat ./test/kubeletcompat/
+	$(PLAIN) $(GO) test $(PLAINFLAGS) -count=1 -tags kubeletcompat ./test/kubeletcompat/
 
 e2e: e2e-deps build
-	NODEBOOT_REQUIRE_E2E=1 $(GO) test -count=1 -tags e2e -v -timeout 60m ./test/e2e/
+	NODEBOOT_REQUIRE_E2E=1 $(PLAIN) $(GO) test $(PLAINFLAGS) -count=1 -tags e2e -v -timeout 60m ./test/e2e/
 
 ## bench-rollout: the 500-node kwok rollout scale benchmark (needs root; not part of make test).
 bench-rollout: e2e-deps build
-	NODEBOOT_REQUIRE_E2E=1 NODEBOOT_BENCH_ROLLOUT=1 $(GO) test -count=1 -tags e2e -v -timeout 60m -run TestRolloutScale ./test/e2e/
+	NODEBOOT_REQUIRE_E2E=1 NODEBOOT_BENCH_ROLLOUT=1 $(PLAIN) $(GO) test $(PLAINFLAGS) -count=1 -tags e2e -v -timeout 60m -run TestRolloutScale ./test/e2e/
 
 ## demo: the agent end to end against AWS's metadata mock, into .cache/demo.
 demo: build e2e-deps-aemm
