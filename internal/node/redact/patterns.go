@@ -29,7 +29,11 @@ func compiled() *patterns {
 
 func compile() *patterns {
 	return &patterns{
-		urlUserinfo: regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://)([^/@\s"'<>]+)@`),
+		// user:password, where a password typed without percent-encoding
+		// may hold a "/", or a userinfo without a colon (a token alone).
+		// An "@" in the path of a URL with a port ("http://h:80/a@b") is
+		// masked too: it cannot be told from such a password.
+		urlUserinfo: regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://)([^/@\s"'<>:]*:[^@\s"'<>]*|[^/@\s"'<>]+)@`),
 		bearer:      regexp.MustCompile(`(?i)\b(?:bearer|basic)\s+([A-Za-z0-9._~+/=\-]{8,})`),
 		eksToken:    regexp.MustCompile(`k8s-aws-v1\.[A-Za-z0-9_\-=]+`),
 		jwt:         regexp.MustCompile(`eyJ[A-Za-z0-9_\-]{4,}\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*`),

@@ -204,6 +204,15 @@ Environment="AWS_SECRET_ACCESS_KEY=` + secretKey + `"
 			keep:    []string{"NO_PROXY=10.0.0.0/8", "@proxy:3128"},
 		},
 		{
+			name: "proxy URLs with a raw slash in the password",
+			input: `HTTPS_PROXY=http://user:pa/ss-` + proxyPassword + `@proxy:3128
+image docker.io/library/pause@sha256:0123 from https://registry.example.com/v2/pause
+`,
+			secrets: []string{"pa/ss-" + proxyPassword},
+			keep:    []string{"HTTPS_PROXY=http://REDACTED@proxy:3128", "docker.io/library/pause@sha256:0123 from https://registry.example.com/v2/pause"},
+			want:    []Finding{{Rule: RuleURLCredentials, Line: 1}},
+		},
+		{
 			name: "containerd registry credentials",
 			input: `[plugins."io.containerd.grpc.v1.cri".registry.configs."registry.example.com".auth]
   username = "robot"
