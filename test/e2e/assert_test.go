@@ -19,7 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
-	"github.com/nodeboot/nodeboot/internal/cluster/approver"
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
 )
 
 // nodeExpectations is what the Node object must show.
@@ -160,9 +160,9 @@ func assertServingCSR(t *testing.T, csr *certificatesv1.CertificateSigningReques
 		t.Fatalf("serving CSR %s not approved: %+v", csr.Name, csr.Status.Conditions)
 	}
 	wantMsg := fmt.Sprintf("kubelet serving certificate for node %q", nodeName)
-	if approved.Reason != approver.ReasonApproved || !strings.Contains(approved.Message, wantMsg) {
+	if approved.Reason != policy.ReasonApproved || !strings.Contains(approved.Message, wantMsg) {
 		t.Errorf("serving CSR %s approved with reason %q message %q; want nodeboot-approver's %q containing %q",
-			csr.Name, approved.Reason, approved.Message, approver.ReasonApproved, wantMsg)
+			csr.Name, approved.Reason, approved.Message, policy.ReasonApproved, wantMsg)
 	}
 	block, _ := pem.Decode(csr.Status.Certificate)
 	if block == nil {

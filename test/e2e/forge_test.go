@@ -23,7 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/nodeboot/nodeboot/internal/cluster/approver"
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
 )
 
 // forgery is a kubelet-serving CSR nodeboot-approver must deny.
@@ -59,29 +59,29 @@ func forgeries(nodeName string, host hostInfo, inv *cloudInventory, node, admin,
 		{name: "node asks for another node's name (CN)", requester: node, commonName: "system:node:" + other,
 			dnsNames: []string{other}, ips: []net.IP{nodeIP}, usages: servingUsages, wantForbidden: true},
 		{name: "node asks for another node's DNS name", requester: node, commonName: self,
-			dnsNames: []string{other}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: approver.ReasonDNSNameNotInstanceAddress},
+			dnsNames: []string{other}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: policy.ReasonDNSNameNotInstanceAddress},
 		{name: "node adds a DNS name outside the hostname policy", requester: node, commonName: self,
-			dnsNames: []string{nodeName, "kubernetes.default.svc"}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: approver.ReasonDNSNameRejectedByPolicy},
+			dnsNames: []string{nodeName, "kubernetes.default.svc"}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: policy.ReasonDNSNameRejectedByPolicy},
 		{name: "node claims an IP outside the allowed CIDRs", requester: node, commonName: self,
-			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP, net.ParseIP("203.0.113.7")}, usages: servingUsages, wantReason: approver.ReasonIPAddressOutsideAllowedCIDRs},
+			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP, net.ParseIP("203.0.113.7")}, usages: servingUsages, wantReason: policy.ReasonIPAddressOutsideAllowedCIDRs},
 		{name: "node claims a neighbour's IP", requester: node, commonName: self,
-			dnsNames: []string{nodeName}, ips: []net.IP{inv.neighbour}, usages: servingUsages, wantReason: approver.ReasonIPAddressNotInstanceAddress},
+			dnsNames: []string{nodeName}, ips: []net.IP{inv.neighbour}, usages: servingUsages, wantReason: policy.ReasonIPAddressNotInstanceAddress},
 		{name: "node claims its instance's secondary IP, which its Node does not report", requester: node, commonName: self,
-			dnsNames: []string{nodeName}, ips: []net.IP{inv.secondary}, usages: servingUsages, wantReason: approver.ReasonIPAddressNotNodeAddress},
+			dnsNames: []string{nodeName}, ips: []net.IP{inv.secondary}, usages: servingUsages, wantReason: policy.ReasonIPAddressNotNodeAddress},
 		{name: "node signs with SHA-1", requester: node, commonName: self, key: csrKey{rsaBits: 2048, alg: x509.SHA1WithRSA},
-			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: approver.ReasonWeakSignatureAlgorithm},
+			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: policy.ReasonWeakSignatureAlgorithm},
 		{name: "node uses a 1024-bit RSA key", requester: node, commonName: self, key: csrKey{rsaBits: 1024},
-			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: approver.ReasonWeakKey},
+			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: policy.ReasonWeakKey},
 		{name: "node asks for client auth", requester: node, commonName: self,
 			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP},
 			usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageServerAuth, certificatesv1.UsageClientAuth},
-			wantReason: approver.ReasonUsageNotAllowed},
+			wantReason: policy.ReasonUsageNotAllowed},
 		{name: "cluster admin asks for the node's certificate", requester: admin, commonName: self,
-			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: approver.ReasonRequesterNotNode},
+			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: policy.ReasonRequesterNotNode},
 		{name: "service account asks for the node's certificate", requester: serviceAccount, commonName: self,
-			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: approver.ReasonRequesterNotNode},
+			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: policy.ReasonRequesterNotNode},
 		{name: "bootstrap token asks for the node's certificate", requester: bootstrap, commonName: self,
-			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: approver.ReasonRequesterNotNode},
+			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: policy.ReasonRequesterNotNode},
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 
-	"github.com/nodeboot/nodeboot/internal/cluster/approver"
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
 )
 
 // assertStatusSpoofDenied plays a node that holds its own credential and
@@ -70,9 +70,9 @@ func assertStatusSpoofDenied(t *testing.T, c *cluster, node kubernetes.Interface
 	switch {
 	case err != nil:
 		t.Fatal(err)
-	case cond.Type != certificatesv1.CertificateDenied || cond.Reason != approver.ReasonIPAddressNotInstanceAddress:
+	case cond.Type != certificatesv1.CertificateDenied || cond.Reason != policy.ReasonIPAddressNotInstanceAddress:
 		t.Fatalf("CSR %s for the spoofed IP: %s %s (%s), want Denied %s", csr.Name, cond.Type, cond.Reason, cond.Message,
-			approver.ReasonIPAddressNotInstanceAddress)
+			policy.ReasonIPAddressNotInstanceAddress)
 	}
 	t.Logf("denied as expected: %s: %s", cond.Reason, cond.Message)
 }

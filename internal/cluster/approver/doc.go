@@ -1,30 +1,14 @@
-// Package approver decides and records approval of kubelet serving
-// certificate signing requests (signer kubernetes.io/kubelet-serving).
+// Package approver approves or denies kubelet serving certificate signing
+// requests (signer kubernetes.io/kubelet-serving) in a cluster.
 //
-// The package has two layers:
-//
-//   - Decide is a pure function: given a CSR, the Node object named by its
-//     requester (or nil when it does not exist), the EC2 inventory's answer
-//     about the instance behind that Node and a Policy, it returns a
-//     Decision. It performs no I/O, so every rule is table-tested.
-//   - Reconciler is a controller-runtime reconciler that fetches the Node,
-//     asks the Inventory (cmd/nodeboot-approver wires an EC2 one), calls
-//     Decide and writes the Approved or Denied condition through the CSR's
-//     approval subresource, with Events, logs and metrics.
-//
-// A CSR is approved only when the requester is the node itself, the x509
-// request is signed (with a SHA-2 or Ed25519 signature, by an RSA key of at
-// least 2048 bits, an ECDSA key on P-256/384/521 or an Ed25519 key) and
-// names exactly that node, the usages are those of a TLS server, and every
-// DNS and IP subject alternative name is one of the addresses in the Node's
-// status.
-//
-// A kubelet may rewrite its own Node's status.addresses, so the Node's
-// addresses only prove that the node agrees with itself. With
-// Policy.Inventory set to InventoryEC2, every SAN must also be an address
-// of the running EC2 instance behind the Node, as DescribeInstances reports
-// it, and that instance must be the node's: its private DNS name or ID is
-// the node name (the identity the node's credential is bound to), because
-// spec.providerID is written by the kubelet too. Policy.AllowedCIDRs and
-// Policy.HostnameRegex bound what any node may claim in addition.
+// The rules live in package policy, whose Decide is a pure function of the
+// CSR, its Node, the EC2 inventory's answer and the operator's Policy.
+// This package holds the effects around it: Reconciler is a
+// controller-runtime reconciler that fetches the Node, asks the Inventory
+// (cmd/nodeboot-approver wires an EC2 one, package ec2inventory) when
+// policy.NeedsInventory says the answer matters, calls policy.Decide and
+// writes the Approved or Denied condition through the CSR's approval
+// subresource, with Events, logs and metrics. It holds back decisions that
+// may still change (a Node not registered yet, addresses not reported yet,
+// EC2 unreachable) for up to Reconciler.NodeWait.
 package approver

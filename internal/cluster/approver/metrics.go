@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
 )
 
 // Metrics counts decisions. A nil *Metrics records nothing.
@@ -61,7 +63,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	return m, nil
 }
 
-func (m *Metrics) observeDecision(d Decision, latency time.Duration) {
+func (m *Metrics) observeDecision(d policy.Decision, latency time.Duration) {
 	if m == nil {
 		return
 	}
@@ -71,7 +73,7 @@ func (m *Metrics) observeDecision(d Decision, latency time.Duration) {
 }
 
 // observeWait counts a requeue of a decision held back by nodeWaitLeft.
-func (m *Metrics) observeWait(d Decision) {
+func (m *Metrics) observeWait(d policy.Decision) {
 	if m == nil {
 		return
 	}
@@ -82,7 +84,7 @@ func (m *Metrics) observeWait(d Decision) {
 	m.nodeWaits.Inc()
 }
 
-func decisionLabel(d Decision) string {
+func decisionLabel(d policy.Decision) string {
 	if d.Approve {
 		return "approved"
 	}

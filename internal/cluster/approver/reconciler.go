@@ -15,6 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
 )
 
 // Backoff bounds while waiting for a missing Node. The delay grows with the
@@ -34,19 +36,19 @@ const approvalSubresource = "approval"
 // Inventory answers what EC2 knows about the instance behind a Node. It
 // never fails: a failed lookup is an answer with Err set.
 type Inventory interface {
-	Lookup(ctx context.Context, key InstanceKey) InventoryAnswer
+	Lookup(ctx context.Context, key policy.InstanceKey) policy.InventoryAnswer
 }
 
-// Reconciler approves or denies kubelet serving CSRs with Decide.
+// Reconciler approves or denies kubelet serving CSRs with policy.Decide.
 type Reconciler struct {
 	// Client reads CSRs and Nodes and updates the approval subresource.
 	Client client.Client
 	// Recorder records an Event on the CSR and, when it exists, the Node.
 	Recorder record.EventRecorder
-	// Policy is passed to Decide.
-	Policy Policy
+	// Policy is passed to policy.Decide.
+	Policy policy.Policy
 	// Inventory is asked about the Node's instance when Policy.Inventory
-	// is InventoryEC2; nil then denies every CSR (no answer).
+	// is policy.InventoryEC2; nil then denies every CSR (no answer).
 	Inventory Inventory
 	// NodeWait is how long after its creation a CSR stays pending while
 	// its Node does not exist or the EC2 inventory cannot be reached, and
@@ -72,7 +74,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	d := Decide(csr, node, r.lookupInventory(ctx, csr, node), r.Policy)
+	d := policy.Decide(csr, node, r.lookupInventory(ctx, csr, node), r.Policy)
 	if d.Skipped() {
 		log.V(2).Info("skipping CSR", "reason", d.Reason, "message", d.Message)
 		return reconcile.Result{}, nil
@@ -92,7 +94,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 
 // apply writes the decision through the approval subresource, then records
 // Events, metrics and a log line with the decision latency.
-func (r *Reconciler) apply(ctx context.Context, csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, d Decision) (reconcile.Result, error) {
+func (r *Reconciler) apply(ctx context.Context, csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, d policy.Decision) (reconcile.Result, error) {
 	log := logf.FromContext(ctx)
 	if err := r.writeDecision(ctx, csr, d); err != nil {
 		switch {
@@ -120,7 +122,7 @@ func (r *Reconciler) apply(ctx context.Context, csr *certificatesv1.CertificateS
 // waited for up to NodeWait after the CSR's creation, and the addresses of
 // a Node up to NodeWait after the Node's creation. Other decisions are
 // final at once.
-func (r *Reconciler) nodeWaitLeft(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, d Decision) (left, elapsed time.Duration) {
+func (r *Reconciler) nodeWaitLeft(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, d policy.Decision) (left, elapsed time.Duration) {
 	var since time.Time
 	switch {
 	case d.NodeMissing(), d.InventoryTransient():
@@ -134,16 +136,16 @@ func (r *Reconciler) nodeWaitLeft(csr *certificatesv1.CertificateSigningRequest,
 	return r.NodeWait - elapsed, elapsed
 }
 
-// lookupInventory asks the inventory about node's instance when Decide
-// will read the answer (NeedsInventory) and the Node says how to find its
-// instance. A CSR denied for itself costs no EC2 call.
-func (r *Reconciler) lookupInventory(ctx context.Context, csr *certificatesv1.CertificateSigningRequest, node *corev1.Node) InventoryAnswer {
-	if r.Inventory == nil || !NeedsInventory(csr, node, r.Policy) {
-		return InventoryAnswer{}
+// lookupInventory asks the inventory about node's instance when
+// policy.Decide will read the answer (policy.NeedsInventory) and the Node
+// says how to find its instance. A CSR denied for itself costs no EC2 call.
+func (r *Reconciler) lookupInventory(ctx context.Context, csr *certificatesv1.CertificateSigningRequest, node *corev1.Node) policy.InventoryAnswer {
+	if r.Inventory == nil || !policy.NeedsInventory(csr, node, r.Policy) {
+		return policy.InventoryAnswer{}
 	}
-	key, err := InstanceKeyFor(node)
+	key, err := policy.InstanceKeyFor(node)
 	if err != nil {
-		return InventoryAnswer{} // Decide denies: not an EC2 instance
+		return policy.InventoryAnswer{} // policy.Decide denies: not an EC2 instance
 	}
 	return r.Inventory.Lookup(ctx, key)
 }
@@ -151,7 +153,7 @@ func (r *Reconciler) lookupInventory(ctx context.Context, csr *certificatesv1.Ce
 // requesterNode returns the Node named by the CSR's requester, or nil when
 // the requester is not a node or the Node does not exist.
 func (r *Reconciler) requesterNode(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) (*corev1.Node, error) {
-	name, ok := requesterNodeName(csr.Spec.Username)
+	name, ok := policy.RequesterNodeName(csr.Spec.Username)
 	if !ok || csr.Spec.SignerName != certificatesv1.KubeletServingSignerName {
 		return nil, nil
 	}
@@ -166,7 +168,7 @@ func (r *Reconciler) requesterNode(ctx context.Context, csr *certificatesv1.Cert
 	return node, nil
 }
 
-func (r *Reconciler) writeDecision(ctx context.Context, csr *certificatesv1.CertificateSigningRequest, d Decision) error {
+func (r *Reconciler) writeDecision(ctx context.Context, csr *certificatesv1.CertificateSigningRequest, d policy.Decision) error {
 	updated := csr.DeepCopy()
 	updated.Status.Conditions = append(updated.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
 		Type:           conditionType(d),
@@ -178,7 +180,7 @@ func (r *Reconciler) writeDecision(ctx context.Context, csr *certificatesv1.Cert
 	return r.Client.SubResource(approvalSubresource).Update(ctx, updated)
 }
 
-func (r *Reconciler) recordEvents(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, d Decision) {
+func (r *Reconciler) recordEvents(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, d policy.Decision) {
 	if r.Recorder == nil {
 		return
 	}
@@ -199,7 +201,7 @@ func (r *Reconciler) now() time.Time {
 	return r.Clock.Now()
 }
 
-func conditionType(d Decision) certificatesv1.RequestConditionType {
+func conditionType(d policy.Decision) certificatesv1.RequestConditionType {
 	if d.Approve {
 		return certificatesv1.CertificateApproved
 	}

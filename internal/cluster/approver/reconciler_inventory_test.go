@@ -11,15 +11,17 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
 )
 
 // fakeInventory answers every lookup with answer and records the keys.
 type fakeInventory struct {
-	answer InventoryAnswer
-	keys   []InstanceKey
+	answer policy.InventoryAnswer
+	keys   []policy.InstanceKey
 }
 
-func (f *fakeInventory) Lookup(_ context.Context, key InstanceKey) InventoryAnswer {
+func (f *fakeInventory) Lookup(_ context.Context, key policy.InstanceKey) policy.InventoryAnswer {
 	f.keys = append(f.keys, key)
 	return f.answer
 }
@@ -28,11 +30,11 @@ func TestReconcileAsksTheInventory(t *testing.T) {
 	csr := newCSR(t, validFixture())
 	h := newHarness(t, csr, ec2Node(testProviderID))
 	inv := &fakeInventory{answer: byID(testInstance())}
-	h.rec.Policy.Inventory, h.rec.Inventory = InventoryEC2, inv
+	h.rec.Policy.Inventory, h.rec.Inventory = policy.InventoryEC2, inv
 
 	h.reconcile(t, csr.Name)
 
-	if want := []InstanceKey{{ID: testInstanceID}}; !slices.Equal(inv.keys, want) {
+	if want := []policy.InstanceKey{{ID: testInstanceID}}; !slices.Equal(inv.keys, want) {
 		t.Fatalf("lookups = %+v, want %+v", inv.keys, want)
 	}
 	got := h.conditions(t, csr.Name)
@@ -43,21 +45,21 @@ func TestReconcileAsksTheInventory(t *testing.T) {
 
 func TestReconcileSkipsTheInventoryWhenItCannotMatter(t *testing.T) {
 	tests := []struct {
-		name   string
-		policy InventoryMode
-		modify func(*fixture)
-		noNode bool
+		name      string
+		inventory policy.InventoryMode
+		modify    func(*fixture)
+		noNode    bool
 	}{
-		{name: "check off", policy: InventoryOff},
-		{name: "no EC2 access", policy: InventoryUnavailable},
-		{name: "node missing", policy: InventoryEC2, noNode: true},
-		{name: "requester not a node", policy: InventoryEC2, modify: func(f *fixture) { f.username = "alice" }},
-		{name: "other signer", policy: InventoryEC2, modify: func(f *fixture) { f.signer = "example.com/x" }},
-		{name: "CSR denied for its usages", policy: InventoryEC2, modify: func(f *fixture) { f.usages = append(f.usages, "client auth") }},
-		{name: "CSR denied by the CIDR policy", policy: InventoryEC2, modify: func(f *fixture) {
+		{name: "check off", inventory: policy.InventoryOff},
+		{name: "no EC2 access", inventory: policy.InventoryUnavailable},
+		{name: "node missing", inventory: policy.InventoryEC2, noNode: true},
+		{name: "requester not a node", inventory: policy.InventoryEC2, modify: func(f *fixture) { f.username = "alice" }},
+		{name: "other signer", inventory: policy.InventoryEC2, modify: func(f *fixture) { f.signer = "example.com/x" }},
+		{name: "CSR denied for its usages", inventory: policy.InventoryEC2, modify: func(f *fixture) { f.usages = append(f.usages, "client auth") }},
+		{name: "CSR denied by the CIDR policy", inventory: policy.InventoryEC2, modify: func(f *fixture) {
 			f.request.IPAddresses = []net.IP{net.ParseIP("203.0.113.7")}
 		}},
-		{name: "CSR already approved", policy: InventoryEC2, modify: func(f *fixture) {
+		{name: "CSR already approved", inventory: policy.InventoryEC2, modify: func(f *fixture) {
 			f.status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateApproved, Status: "True"}}
 		}},
 	}
@@ -73,7 +75,7 @@ func TestReconcileSkipsTheInventoryWhenItCannotMatter(t *testing.T) {
 				h = newHarness(t, csr, ec2Node(testProviderID))
 			}
 			inv := &fakeInventory{answer: byID(testInstance())}
-			h.rec.Policy.Inventory, h.rec.Inventory = tc.policy, inv
+			h.rec.Policy.Inventory, h.rec.Inventory = tc.inventory, inv
 			h.rec.Policy.AllowedCIDRs = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
 			h.reconcile(t, csr.Name)
 			if len(inv.keys) != 0 {
@@ -86,8 +88,8 @@ func TestReconcileSkipsTheInventoryWhenItCannotMatter(t *testing.T) {
 func TestReconcileWaitsForTheInventoryThenDenies(t *testing.T) {
 	csr := newCSR(t, validFixture())
 	h := newHarness(t, csr, ec2Node(testProviderID))
-	inv := &fakeInventory{answer: InventoryAnswer{Key: InstanceKey{ID: testInstanceID}, Err: errors.New("ec2 DescribeInstances: gave up after 3 attempts: 503"), Transient: true}}
-	h.rec.Policy.Inventory, h.rec.Inventory = InventoryEC2, inv
+	inv := &fakeInventory{answer: policy.InventoryAnswer{Key: policy.InstanceKey{ID: testInstanceID}, Err: errors.New("ec2 DescribeInstances: gave up after 3 attempts: 503"), Transient: true}}
+	h.rec.Policy.Inventory, h.rec.Inventory = policy.InventoryEC2, inv
 
 	// 1.5 s old: retry after about its age, write nothing.
 	if res := h.reconcile(t, csr.Name); res.RequeueAfter != 1500*time.Millisecond {
@@ -109,8 +111,8 @@ func TestReconcileWaitsForTheInventoryThenDenies(t *testing.T) {
 	}
 	got := h.conditions(t, csr.Name)
 	wantMsg := `EC2 inventory lookup of instance i-0123456789abcdef0 for node "ip-10-0-0-1.ec2.internal" failed: ec2 DescribeInstances: gave up after 3 attempts: 503 after waiting 5m0s`
-	if len(got) != 1 || got[0].Type != certificatesv1.CertificateDenied || got[0].Reason != ReasonInventoryUnreachable || got[0].Message != wantMsg {
-		t.Fatalf("conditions = %+v, want one Denied/%s %q", got, ReasonInventoryUnreachable, wantMsg)
+	if len(got) != 1 || got[0].Type != certificatesv1.CertificateDenied || got[0].Reason != policy.ReasonInventoryUnreachable || got[0].Message != wantMsg {
+		t.Fatalf("conditions = %+v, want one Denied/%s %q", got, policy.ReasonInventoryUnreachable, wantMsg)
 	}
 	if len(inv.keys) != 2 {
 		t.Fatalf("lookups = %d, want one per reconcile (2)", len(inv.keys))
@@ -120,14 +122,14 @@ func TestReconcileWaitsForTheInventoryThenDenies(t *testing.T) {
 func TestReconcileDeniesAPermanentLookupFailureAtOnce(t *testing.T) {
 	csr := newCSR(t, validFixture())
 	h := newHarness(t, csr, ec2Node(testProviderID))
-	h.rec.Policy.Inventory = InventoryEC2
-	h.rec.Inventory = &fakeInventory{answer: InventoryAnswer{Key: InstanceKey{ID: testInstanceID}, Err: errors.New("UnauthorizedOperation")}}
+	h.rec.Policy.Inventory = policy.InventoryEC2
+	h.rec.Inventory = &fakeInventory{answer: policy.InventoryAnswer{Key: policy.InstanceKey{ID: testInstanceID}, Err: errors.New("UnauthorizedOperation")}}
 
 	if res := h.reconcile(t, csr.Name); res != (reconcile.Result{}) {
 		t.Fatalf("Reconcile() = %+v, want no requeue", res)
 	}
 	got := h.conditions(t, csr.Name)
-	if len(got) != 1 || got[0].Type != certificatesv1.CertificateDenied || got[0].Reason != ReasonInventoryLookupFailed {
-		t.Fatalf("conditions = %+v, want one Denied/%s", got, ReasonInventoryLookupFailed)
+	if len(got) != 1 || got[0].Type != certificatesv1.CertificateDenied || got[0].Reason != policy.ReasonInventoryLookupFailed {
+		t.Fatalf("conditions = %+v, want one Denied/%s", got, policy.ReasonInventoryLookupFailed)
 	}
 }

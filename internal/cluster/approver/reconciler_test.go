@@ -25,6 +25,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
 )
 
 // recordedEvent is one Event as the reconciler recorded it.
@@ -156,19 +158,19 @@ func TestReconcileApprovesServingCSR(t *testing.T) {
 
 	wantMsg := `kubelet serving certificate for node "ip-10-0-0-1.ec2.internal": SANs [DNS:ip-10-0-0-1.ec2.internal, IP:10.0.0.1] match the node's addresses`
 	wantConds := []certificatesv1.CertificateSigningRequestCondition{{
-		Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: ReasonApproved, Message: wantMsg,
+		Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: policy.ReasonApproved, Message: wantMsg,
 	}}
 	if got := h.conditions(t, csr.Name); !slices.Equal(got, wantConds) {
 		t.Fatalf("conditions = %+v, want %+v", got, wantConds)
 	}
 	wantEvents := []recordedEvent{
-		{Object: "*v1.CertificateSigningRequest/" + testCSRName, Type: corev1.EventTypeNormal, Reason: ReasonApproved, Message: wantMsg},
-		{Object: "*v1.Node/" + testNode, Type: corev1.EventTypeNormal, Reason: ReasonApproved, Message: "CSR " + testCSRName + ": " + wantMsg},
+		{Object: "*v1.CertificateSigningRequest/" + testCSRName, Type: corev1.EventTypeNormal, Reason: policy.ReasonApproved, Message: wantMsg},
+		{Object: "*v1.Node/" + testNode, Type: corev1.EventTypeNormal, Reason: policy.ReasonApproved, Message: "CSR " + testCSRName + ": " + wantMsg},
 	}
 	if !slices.Equal(h.events.events, wantEvents) {
 		t.Fatalf("events = %+v, want %+v", h.events.events, wantEvents)
 	}
-	if got := h.counter(t, MetricDecisions, map[string]string{"decision": "approved", "reason": ReasonApproved}); got != 1 {
+	if got := h.counter(t, MetricDecisions, map[string]string{"decision": "approved", "reason": policy.ReasonApproved}); got != 1 {
 		t.Fatalf("%s{approved,AutoApproved} = %v, want 1", MetricDecisions, got)
 	}
 
@@ -192,19 +194,19 @@ func TestReconcileDeniesForeignIP(t *testing.T) {
 
 	wantMsg := `IP SAN 10.96.0.1 is not an address of node "ip-10-0-0-1.ec2.internal" (node IP addresses [10.0.0.1 fd00:ec2::1 54.1.2.3])`
 	wantConds := []certificatesv1.CertificateSigningRequestCondition{{
-		Type: certificatesv1.CertificateDenied, Status: corev1.ConditionTrue, Reason: ReasonIPAddressNotNodeAddress, Message: wantMsg,
+		Type: certificatesv1.CertificateDenied, Status: corev1.ConditionTrue, Reason: policy.ReasonIPAddressNotNodeAddress, Message: wantMsg,
 	}}
 	if got := h.conditions(t, csr.Name); !slices.Equal(got, wantConds) {
 		t.Fatalf("conditions = %+v, want %+v", got, wantConds)
 	}
 	wantEvents := []recordedEvent{
-		{Object: "*v1.CertificateSigningRequest/" + testCSRName, Type: corev1.EventTypeWarning, Reason: ReasonIPAddressNotNodeAddress, Message: wantMsg},
-		{Object: "*v1.Node/" + testNode, Type: corev1.EventTypeWarning, Reason: ReasonIPAddressNotNodeAddress, Message: "CSR " + testCSRName + ": " + wantMsg},
+		{Object: "*v1.CertificateSigningRequest/" + testCSRName, Type: corev1.EventTypeWarning, Reason: policy.ReasonIPAddressNotNodeAddress, Message: wantMsg},
+		{Object: "*v1.Node/" + testNode, Type: corev1.EventTypeWarning, Reason: policy.ReasonIPAddressNotNodeAddress, Message: "CSR " + testCSRName + ": " + wantMsg},
 	}
 	if !slices.Equal(h.events.events, wantEvents) {
 		t.Fatalf("events = %+v, want %+v", h.events.events, wantEvents)
 	}
-	if got := h.counter(t, MetricDecisions, map[string]string{"decision": "denied", "reason": ReasonIPAddressNotNodeAddress}); got != 1 {
+	if got := h.counter(t, MetricDecisions, map[string]string{"decision": "denied", "reason": policy.ReasonIPAddressNotNodeAddress}); got != 1 {
 		t.Fatalf("denied counter = %v, want 1", got)
 	}
 }
@@ -235,13 +237,13 @@ func TestReconcileWaitsForNodeThenDenies(t *testing.T) {
 	}
 	wantMsg := `node "ip-10-0-0-1.ec2.internal" not found after waiting 5m0s`
 	wantConds := []certificatesv1.CertificateSigningRequestCondition{{
-		Type: certificatesv1.CertificateDenied, Status: corev1.ConditionTrue, Reason: ReasonNodeNotFound, Message: wantMsg,
+		Type: certificatesv1.CertificateDenied, Status: corev1.ConditionTrue, Reason: policy.ReasonNodeNotFound, Message: wantMsg,
 	}}
 	if got := h.conditions(t, csr.Name); !slices.Equal(got, wantConds) {
 		t.Fatalf("conditions = %+v, want %+v", got, wantConds)
 	}
 	wantEvents := []recordedEvent{
-		{Object: "*v1.CertificateSigningRequest/" + testCSRName, Type: corev1.EventTypeWarning, Reason: ReasonNodeNotFound, Message: wantMsg},
+		{Object: "*v1.CertificateSigningRequest/" + testCSRName, Type: corev1.EventTypeWarning, Reason: policy.ReasonNodeNotFound, Message: wantMsg},
 	}
 	if !slices.Equal(h.events.events, wantEvents) {
 		t.Fatalf("events = %+v, want %+v", h.events.events, wantEvents)
@@ -309,7 +311,7 @@ func TestReconcileDeniesForeignIPOnceYoungNodeIsOldEnough(t *testing.T) {
 		t.Fatalf("Reconcile() = %+v, want no requeue", res)
 	}
 	got := h.conditions(t, csr.Name)
-	if len(got) != 1 || got[0].Type != certificatesv1.CertificateDenied || got[0].Reason != ReasonIPAddressNotNodeAddress {
+	if len(got) != 1 || got[0].Type != certificatesv1.CertificateDenied || got[0].Reason != policy.ReasonIPAddressNotNodeAddress {
 		t.Fatalf("conditions = %+v, want one Denied/IPAddressNotNodeAddress", got)
 	}
 }
@@ -351,7 +353,7 @@ func TestReconcileDeniesBadCSRWithoutWaitingForNode(t *testing.T) {
 		t.Fatalf("Reconcile() = %+v, want no requeue", res)
 	}
 	got := h.conditions(t, csr.Name)
-	if len(got) != 1 || got[0].Type != certificatesv1.CertificateDenied || got[0].Reason != ReasonUsageNotAllowed {
+	if len(got) != 1 || got[0].Type != certificatesv1.CertificateDenied || got[0].Reason != policy.ReasonUsageNotAllowed {
 		t.Fatalf("conditions = %+v, want one Denied/UsageNotAllowed", got)
 	}
 }
@@ -366,7 +368,7 @@ func TestReconcileDeniesNonNodeRequesterWithEventOnCSROnly(t *testing.T) {
 	h.reconcile(t, csr.Name)
 
 	got := h.conditions(t, csr.Name)
-	if len(got) != 1 || got[0].Type != certificatesv1.CertificateDenied || got[0].Reason != ReasonRequesterNotNode {
+	if len(got) != 1 || got[0].Type != certificatesv1.CertificateDenied || got[0].Reason != policy.ReasonRequesterNotNode {
 		t.Fatalf("conditions = %+v, want one Denied/RequesterNotNode", got)
 	}
 	if len(h.events.events) != 1 || h.events.events[0].Object != "*v1.CertificateSigningRequest/"+testCSRName {
@@ -476,7 +478,7 @@ func TestPendingCSRsForNode(t *testing.T) {
 			f.status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue}}
 		}),
 		mk("client-cert", func(f *fixture) { f.signer = certificatesv1.KubeAPIServerClientKubeletSignerName }),
-		mk("other-node", func(f *fixture) { f.username = NodeUserPrefix + testOtherNode }),
+		mk("other-node", func(f *fixture) { f.username = policy.NodeUserPrefix + testOtherNode }),
 	)
 
 	got := h.rec.PendingCSRsForNode(context.Background(), newNode(testNode))

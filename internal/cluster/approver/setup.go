@@ -16,6 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
 )
 
 // ControllerName names the controller in logs and metrics.
@@ -51,7 +53,7 @@ func IndexRequesterNode(obj client.Object) []string {
 	if !ok || csr.Spec.SignerName != certificatesv1.KubeletServingSignerName {
 		return nil
 	}
-	if name, ok := requesterNodeName(csr.Spec.Username); ok {
+	if name, ok := policy.RequesterNodeName(csr.Spec.Username); ok {
 		return []string{name}
 	}
 	return nil
@@ -67,7 +69,7 @@ func (r *Reconciler) PendingCSRsForNode(ctx context.Context, obj client.Object) 
 	}
 	var reqs []reconcile.Request
 	for i := range list.Items {
-		if precondition(&list.Items[i]) == nil {
+		if policy.Pending(&list.Items[i]) {
 			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: list.Items[i].Name}})
 		}
 	}
@@ -88,9 +90,9 @@ func nodeCreatedOrReaddressed() predicate.Funcs {
 	}
 }
 
-// nodeIdentityChanged reports whether what Decide reads of a Node changed:
-// its addresses or its providerID (set once, by the kubelet or a cloud
-// controller manager).
+// nodeIdentityChanged reports whether what policy.Decide reads of a Node
+// changed: its addresses or its providerID (set once, by the kubelet or a
+// cloud controller manager).
 func nodeIdentityChanged(oldObj, newObj client.Object) bool {
 	oldNode, okOld := oldObj.(*corev1.Node)
 	newNode, okNew := newObj.(*corev1.Node)

@@ -15,6 +15,7 @@ import (
 	"github.com/nodeboot/nodeboot/internal/aws/imds"
 	"github.com/nodeboot/nodeboot/internal/cluster/approver"
 	"github.com/nodeboot/nodeboot/internal/cluster/approver/ec2inventory"
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
 )
 
 // EC2 API retry policy of the approver: a lookup runs inside a reconcile,
@@ -39,7 +40,7 @@ var ErrNoRegion = errors.New("no AWS region: set --aws-region or AWS_REGION")
 
 // inventorySetup is the inventory the approver runs with.
 type inventorySetup struct {
-	mode      approver.InventoryMode
+	mode      policy.InventoryMode
 	inventory approver.Inventory
 	// region is the EC2 API's region, and regionSource where it came from
 	// (flag, sdk, imds), for the startup log.
@@ -51,7 +52,7 @@ type inventorySetup struct {
 // metadata service for the region.
 func newInventory(ctx context.Context, opts Options, log logr.Logger, metrics *approver.Metrics) (inventorySetup, error) {
 	if opts.EC2Inventory == EC2InventoryOff {
-		return inventorySetup{mode: approver.InventoryOff}, nil
+		return inventorySetup{mode: policy.InventoryOff}, nil
 	}
 	cfg, err := sdkdefault.Load(ctx, awsconfig.Options{
 		Region:      opts.AWSRegion,
@@ -76,13 +77,13 @@ func newInventory(ctx context.Context, opts Options, log logr.Logger, metrics *a
 	case cfg.Region == "" && opts.EC2Inventory == EC2InventoryOn:
 		return inventorySetup{}, fmt.Errorf("--ec2-inventory=on: %w", ErrNoRegion)
 	case cfg.Region == "":
-		return inventorySetup{mode: approver.InventoryUnavailable}, nil
+		return inventorySetup{mode: policy.InventoryUnavailable}, nil
 	}
 	cache := ec2inventory.Options{TTL: opts.EC2InventoryCacheTTL, Observe: metrics.ObserveInventoryLookup}
 	if cache.TTL == 0 {
 		cache.TTL = -1 // no cache, for absences either
 	}
-	setup.mode = approver.InventoryEC2
+	setup.mode = policy.InventoryEC2
 	setup.inventory = ec2inventory.New(ec2.New(cfg, ec2.NameWait{}), cache)
 	return setup, nil
 }

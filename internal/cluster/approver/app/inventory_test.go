@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/nodeboot/nodeboot/internal/cluster/approver"
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
@@ -19,19 +20,19 @@ func TestNewInventory(t *testing.T) {
 		// env: "region" keeps IsolateEnv's AWS_REGION, "imds" serves one
 		// from a metadata stub, "none" has no region anywhere.
 		env          string
-		wantMode     approver.InventoryMode
+		wantMode     policy.InventoryMode
 		wantRegion   string
 		wantFrom     string
 		wantErr      error
 		wantLookupOK bool
 	}{
-		{name: "off", args: []string{"--ec2-inventory=off"}, env: "region", wantMode: approver.InventoryOff},
-		{name: "auto, region from the environment", env: "region", wantMode: approver.InventoryEC2, wantRegion: "us-west-2", wantFrom: "sdk", wantLookupOK: true},
-		{name: "auto, region from the flag", args: []string{"--aws-region=eu-central-1"}, env: "none", wantMode: approver.InventoryEC2, wantRegion: "eu-central-1", wantFrom: "flag", wantLookupOK: true},
-		{name: "auto, region from instance metadata", env: "imds", wantMode: approver.InventoryEC2, wantRegion: "ap-southeast-2", wantFrom: "imds", wantLookupOK: true},
-		{name: "auto, no region anywhere", env: "none", wantMode: approver.InventoryUnavailable},
+		{name: "off", args: []string{"--ec2-inventory=off"}, env: "region", wantMode: policy.InventoryOff},
+		{name: "auto, region from the environment", env: "region", wantMode: policy.InventoryEC2, wantRegion: "us-west-2", wantFrom: "sdk", wantLookupOK: true},
+		{name: "auto, region from the flag", args: []string{"--aws-region=eu-central-1"}, env: "none", wantMode: policy.InventoryEC2, wantRegion: "eu-central-1", wantFrom: "flag", wantLookupOK: true},
+		{name: "auto, region from instance metadata", env: "imds", wantMode: policy.InventoryEC2, wantRegion: "ap-southeast-2", wantFrom: "imds", wantLookupOK: true},
+		{name: "auto, no region anywhere", env: "none", wantMode: policy.InventoryUnavailable},
 		{name: "on, no region anywhere", args: []string{"--ec2-inventory=on"}, env: "none", wantErr: ErrNoRegion},
-		{name: "on, cache off", args: []string{"--ec2-inventory=on", "--ec2-inventory-cache-ttl=0"}, env: "region", wantMode: approver.InventoryEC2, wantRegion: "us-west-2", wantFrom: "sdk", wantLookupOK: true},
+		{name: "on, cache off", args: []string{"--ec2-inventory=on", "--ec2-inventory-cache-ttl=0"}, env: "region", wantMode: policy.InventoryEC2, wantRegion: "us-west-2", wantFrom: "sdk", wantLookupOK: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,7 +75,7 @@ func TestNewInventory(t *testing.T) {
 			if got.inventory == nil {
 				return
 			}
-			key := approver.InstanceKey{ID: "i-0123456789abcdef0"}
+			key := policy.InstanceKey{ID: "i-0123456789abcdef0"}
 			for range 2 {
 				if ans := got.inventory.Lookup(t.Context(), key); ans.Err != nil || len(ans.Instances) != 1 {
 					t.Fatalf("Lookup() = %+v, want the stub's instance", ans)

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/nodeboot/nodeboot/internal/cluster/approver"
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
 	"github.com/nodeboot/nodeboot/internal/cluster/managerkit"
 )
 
@@ -40,12 +41,12 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts Options, log logr.Lo
 		return nil, err
 	}
 	logInventory(log, opts, inv)
-	policy := opts.Policy()
-	policy.Inventory = inv.mode
+	p := opts.Policy()
+	p.Inventory = inv.mode
 	r := &approver.Reconciler{
 		Client:    mgr.GetClient(),
 		Recorder:  mgr.GetEventRecorderFor(EventSource),
-		Policy:    policy,
+		Policy:    p,
 		Inventory: inv.inventory,
 		NodeWait:  opts.NodeWait,
 		Metrics:   metrics,
@@ -57,8 +58,8 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts Options, log logr.Lo
 }
 
 // cacheOptions keep the informer caches small: Nodes are cut down to what
-// Decide and Events read (name, UID, providerID, addresses), and managed
-// fields are dropped everywhere.
+// policy.Decide and Events read (name, UID, providerID, addresses), and
+// managed fields are dropped everywhere.
 func cacheOptions() cache.Options {
 	return cache.Options{
 		DefaultTransform: cache.TransformStripManagedFields(),
@@ -92,10 +93,10 @@ func trimNode(obj any) (any, error) {
 // against EC2.
 func logInventory(log logr.Logger, opts Options, inv inventorySetup) {
 	switch inv.mode {
-	case approver.InventoryEC2:
+	case policy.InventoryEC2:
 		log.Info("checking SANs against the EC2 instance behind each Node", "ec2Inventory", opts.EC2Inventory,
 			"region", inv.region, "regionFrom", inv.regionSource, "cacheTTL", opts.EC2InventoryCacheTTL)
-	case approver.InventoryUnavailable:
+	case policy.InventoryUnavailable:
 		log.Info("WARNING: no AWS region found, so SANs cannot be checked against EC2: CSRs of Nodes whose providerID is aws:// "+
 			"will be denied (InventoryUnavailable); set --aws-region or AWS_REGION, or --ec2-inventory=off", "ec2Inventory", opts.EC2Inventory)
 	default:

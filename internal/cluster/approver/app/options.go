@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/nodeboot/nodeboot/internal/cluster/approver"
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
 	"github.com/nodeboot/nodeboot/internal/cluster/managerkit"
 )
 
@@ -85,8 +85,8 @@ type Options struct {
 }
 
 // Policy returns the approver policy the options describe.
-func (o Options) Policy() approver.Policy {
-	return approver.Policy{
+func (o Options) Policy() policy.Policy {
+	return policy.Policy{
 		AllowedCIDRs:         o.AllowedCIDRs,
 		HostnameRegex:        o.HostnameRegex,
 		MaxExpirationSeconds: int32(o.MaxExpiration / time.Second),

@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/nodeboot/nodeboot/internal/cluster/approver"
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
 	"github.com/nodeboot/nodeboot/internal/cluster/managerkit"
 )
 
@@ -37,7 +37,7 @@ func TestParseFlagsDefaults(t *testing.T) {
 	if !optionsEqual(o, want) {
 		t.Fatalf("ParseFlags(nil) = %+v, want %+v", o, want)
 	}
-	wantPolicy := approver.Policy{MaxExpirationSeconds: 31708800}
+	wantPolicy := policy.Policy{MaxExpirationSeconds: 31708800}
 	if got := o.Policy(); got.MaxExpirationSeconds != wantPolicy.MaxExpirationSeconds || got.MinExpirationSeconds != 0 ||
 		got.HostnameRegex != nil || got.AllowedCIDRs != nil {
 		t.Fatalf("Policy() = %+v, want %+v", got, wantPolicy)

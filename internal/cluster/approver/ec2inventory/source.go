@@ -15,6 +15,7 @@ import (
 	"github.com/nodeboot/nodeboot/internal/aws/awsconfig"
 	"github.com/nodeboot/nodeboot/internal/aws/ec2"
 	"github.com/nodeboot/nodeboot/internal/cluster/approver"
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
 )
 
 // Defaults of Options.
@@ -69,7 +70,7 @@ type Source struct {
 	opts Options
 
 	mu    sync.Mutex
-	cache map[approver.InstanceKey]entry
+	cache map[policy.InstanceKey]entry
 }
 
 type entry struct {
@@ -98,15 +99,15 @@ func New(d Describer, o Options) *Source {
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
 	}
-	return &Source{ec2: d, opts: o, cache: map[approver.InstanceKey]entry{}}
+	return &Source{ec2: d, opts: o, cache: map[policy.InstanceKey]entry{}}
 }
 
 // Lookup returns what EC2 knows about key: from the cache while a previous
 // answer is fresh, otherwise from one bounded DescribeInstances lookup.
-func (s *Source) Lookup(ctx context.Context, key approver.InstanceKey) approver.InventoryAnswer {
+func (s *Source) Lookup(ctx context.Context, key policy.InstanceKey) policy.InventoryAnswer {
 	if instances, ok := s.cached(key); ok {
 		s.observe("cache_hit")
-		return approver.InventoryAnswer{Key: key, Instances: instances}
+		return policy.InventoryAnswer{Key: key, Instances: instances}
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
@@ -117,7 +118,7 @@ func (s *Source) Lookup(ctx context.Context, key approver.InstanceKey) approver.
 	switch {
 	case err != nil:
 		s.observe("error")
-		return approver.InventoryAnswer{Key: key, Err: err, Transient: awsconfig.Transient(err)}
+		return policy.InventoryAnswer{Key: key, Err: err, Transient: awsconfig.Transient(err)}
 	case len(instances) == 0:
 		s.observe("not_found")
 		s.store(key, nil, s.opts.NotFoundTTL)
@@ -125,12 +126,12 @@ func (s *Source) Lookup(ctx context.Context, key approver.InstanceKey) approver.
 		s.observe("found")
 		s.store(key, instances, s.opts.TTL)
 	}
-	return approver.InventoryAnswer{Key: key, Instances: instances}
+	return policy.InventoryAnswer{Key: key, Instances: instances}
 }
 
 // describe asks EC2; an unknown instance ID is an answer without
 // instances, not an error.
-func (s *Source) describe(ctx context.Context, key approver.InstanceKey) ([]ec2.Instance, error) {
+func (s *Source) describe(ctx context.Context, key policy.InstanceKey) ([]ec2.Instance, error) {
 	if key.ID == "" {
 		return s.ec2.InstancesByPrivateDNSName(ctx, key.PrivateDNSName)
 	}
@@ -144,7 +145,7 @@ func (s *Source) describe(ctx context.Context, key approver.InstanceKey) ([]ec2.
 	return []ec2.Instance{in}, nil
 }
 
-func (s *Source) cached(key approver.InstanceKey) ([]ec2.Instance, bool) {
+func (s *Source) cached(key policy.InstanceKey) ([]ec2.Instance, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.cache[key]
@@ -158,7 +159,7 @@ func (s *Source) cached(key approver.InstanceKey) ([]ec2.Instance, bool) {
 	return e.instances, true
 }
 
-func (s *Source) store(key approver.InstanceKey, instances []ec2.Instance, ttl time.Duration) {
+func (s *Source) store(key policy.InstanceKey, instances []ec2.Instance, ttl time.Duration) {
 	if ttl < 0 {
 		return
 	}
@@ -174,7 +175,7 @@ func (s *Source) store(key approver.InstanceKey, instances []ec2.Instance, ttl t
 // evict drops expired entries, or the one closest to expiry when none is;
 // s.mu is held.
 func (s *Source) evict(now time.Time) {
-	var oldest approver.InstanceKey
+	var oldest policy.InstanceKey
 	var oldestExpiry time.Time
 	for k, e := range s.cache {
 		if !now.Before(e.expires) {

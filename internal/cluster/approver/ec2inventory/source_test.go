@@ -12,7 +12,7 @@ import (
 	"github.com/nodeboot/nodeboot/internal/aws/awsconfig"
 	"github.com/nodeboot/nodeboot/internal/aws/awsconfig/sdkdefault"
 	"github.com/nodeboot/nodeboot/internal/aws/ec2"
-	"github.com/nodeboot/nodeboot/internal/cluster/approver"
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
@@ -53,7 +53,7 @@ func newSource(t *testing.T, o Options) (*Source, *fixture) {
 
 func (f *fixture) calls() int { return f.stub.Calls(awstest.ActionDescribeInstances) }
 
-func ids(ans approver.InventoryAnswer) []string {
+func ids(ans policy.InventoryAnswer) []string {
 	var out []string
 	for _, in := range ans.Instances {
 		out = append(out, in.ID+"/"+in.State)
@@ -63,7 +63,7 @@ func ids(ans approver.InventoryAnswer) []string {
 
 func TestLookupCachesFoundInstancesForTheTTL(t *testing.T) {
 	s, f := newSource(t, Options{TTL: time.Minute})
-	key := approver.InstanceKey{ID: instanceA}
+	key := policy.InstanceKey{ID: instanceA}
 
 	first := s.Lookup(t.Context(), key)
 	if first.Err != nil || first.Key != key || !slices.Equal(ids(first), []string{instanceA + "/running"}) {
@@ -89,14 +89,14 @@ func TestLookupCachesFoundInstancesForTheTTL(t *testing.T) {
 func TestLookupByPrivateDNSName(t *testing.T) {
 	s, f := newSource(t, Options{})
 	f.stub.AddInstance(awstest.Instance{ID: "i-0ddddddddddddddd4", PrivateDNSName: "ip-10-0-0-9.us-west-2.compute.internal"})
-	ans := s.Lookup(t.Context(), approver.InstanceKey{PrivateDNSName: nameA})
+	ans := s.Lookup(t.Context(), policy.InstanceKey{PrivateDNSName: nameA})
 	if want := []string{instanceA + "/running", instanceB + "/running", instanceC + "/running"}; ans.Err != nil || !slices.Equal(ids(ans), want) {
 		t.Fatalf("Lookup() = %+v, want %q", ans, want)
 	}
 }
 
 func TestLookupCachesAbsencesBriefly(t *testing.T) {
-	for _, key := range []approver.InstanceKey{{ID: "i-0fffffffffffffff9"}, {PrivateDNSName: "ip-10-9-9-9.us-west-2.compute.internal"}} {
+	for _, key := range []policy.InstanceKey{{ID: "i-0fffffffffffffff9"}, {PrivateDNSName: "ip-10-9-9-9.us-west-2.compute.internal"}} {
 		t.Run(key.String(), func(t *testing.T) {
 			s, f := newSource(t, Options{NotFoundTTL: 10 * time.Second})
 			for range 2 {
@@ -135,7 +135,7 @@ func TestAbsenceTTLNeverOutlivesTheTTL(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s, f := newSource(t, tc.opts)
-			key := approver.InstanceKey{ID: "i-0fffffffffffffff9"}
+			key := policy.InstanceKey{ID: "i-0fffffffffffffff9"}
 			s.Lookup(t.Context(), key)
 			f.clock.Step(time.Second)
 			s.Lookup(t.Context(), key)
@@ -151,23 +151,23 @@ func TestAbsenceTTLNeverOutlivesTheTTL(t *testing.T) {
 func TestLookupFailuresAreNotCached(t *testing.T) {
 	tests := []struct {
 		name          string
-		key           approver.InstanceKey
+		key           policy.InstanceKey
 		faults        []awstest.Fault
 		delay         time.Duration
 		wantErr       string
 		wantTransient bool
 	}{
 		{
-			name: "throttled on every attempt", key: approver.InstanceKey{ID: instanceA},
+			name: "throttled on every attempt", key: policy.InstanceKey{ID: instanceA},
 			faults:  []awstest.Fault{awstest.EC2Throttling, awstest.EC2Throttling},
 			wantErr: "gave up after 2 attempts", wantTransient: true,
 		},
 		{
-			name: "access denied", key: approver.InstanceKey{ID: instanceA}, faults: []awstest.Fault{unauthorized},
+			name: "access denied", key: policy.InstanceKey{ID: instanceA}, faults: []awstest.Fault{unauthorized},
 			wantErr: "UnauthorizedOperation",
 		},
 		{
-			name: "endpoint hangs past the lookup timeout", key: approver.InstanceKey{ID: instanceA}, delay: time.Hour,
+			name: "endpoint hangs past the lookup timeout", key: policy.InstanceKey{ID: instanceA}, delay: time.Hour,
 			wantErr: "(lookup timeout 200ms)", wantTransient: true,
 		},
 	}
@@ -203,7 +203,7 @@ func TestLookupFailuresAreNotCached(t *testing.T) {
 
 func TestLookupNegativeTTLsDisableTheCache(t *testing.T) {
 	s, f := newSource(t, Options{TTL: -1, NotFoundTTL: -1})
-	for _, key := range []approver.InstanceKey{{ID: instanceA}, {ID: "i-0fffffffffffffff9"}} {
+	for _, key := range []policy.InstanceKey{{ID: instanceA}, {ID: "i-0fffffffffffffff9"}} {
 		s.Lookup(t.Context(), key)
 		s.Lookup(t.Context(), key)
 	}
@@ -215,26 +215,26 @@ func TestLookupNegativeTTLsDisableTheCache(t *testing.T) {
 func TestCacheIsBounded(t *testing.T) {
 	s, f := newSource(t, Options{TTL: time.Minute, MaxEntries: 2})
 	for _, id := range []string{instanceA, instanceB} {
-		s.Lookup(t.Context(), approver.InstanceKey{ID: id})
+		s.Lookup(t.Context(), policy.InstanceKey{ID: id})
 		f.clock.Step(time.Second)
 	}
-	s.Lookup(t.Context(), approver.InstanceKey{ID: instanceC}) // evicts A, the oldest
+	s.Lookup(t.Context(), policy.InstanceKey{ID: instanceC}) // evicts A, the oldest
 	if len(s.cache) != 2 {
 		t.Fatalf("cache holds %d entries, want 2", len(s.cache))
 	}
 	before := f.calls()
-	s.Lookup(t.Context(), approver.InstanceKey{ID: instanceB})
-	s.Lookup(t.Context(), approver.InstanceKey{ID: instanceC})
+	s.Lookup(t.Context(), policy.InstanceKey{ID: instanceB})
+	s.Lookup(t.Context(), policy.InstanceKey{ID: instanceC})
 	if f.calls() != before {
 		t.Fatalf("B and C were not cached: %d calls", f.calls()-before)
 	}
-	s.Lookup(t.Context(), approver.InstanceKey{ID: instanceA})
+	s.Lookup(t.Context(), policy.InstanceKey{ID: instanceA})
 	if f.calls() != before+1 {
 		t.Fatalf("A was not evicted: %d calls", f.calls()-before)
 	}
 	// Expired entries go first.
 	f.clock.Step(2 * time.Minute)
-	s.Lookup(t.Context(), approver.InstanceKey{ID: instanceB})
+	s.Lookup(t.Context(), policy.InstanceKey{ID: instanceB})
 	if len(s.cache) != 1 {
 		t.Fatalf("cache holds %d entries after expiry, want 1", len(s.cache))
 	}

@@ -1,4 +1,4 @@
-package approver
+package policy
 
 import (
 	"crypto/ecdsa"

@@ -1,4 +1,4 @@
-package approver
+package policy
 
 import (
 	"crypto/x509"
@@ -120,6 +120,12 @@ func NeedsInventory(csr *certificatesv1.CertificateSigningRequest, node *corev1.
 	return true
 }
 
+// Pending reports whether csr is a kubelet serving CSR not yet approved,
+// denied, failed or issued: one that Decide decides rather than skips.
+func Pending(csr *certificatesv1.CertificateSigningRequest) bool {
+	return precondition(csr) == nil
+}
+
 // precondition skips CSRs that are not ours or already decided.
 func precondition(csr *certificatesv1.CertificateSigningRequest) *Decision {
 	if csr == nil {
@@ -153,7 +159,7 @@ func decidedCondition(status certificatesv1.CertificateSigningRequestStatus) (ce
 
 func checkRequester(c *candidate) *Decision {
 	user := c.csr.Spec.Username
-	name, ok := requesterNodeName(user)
+	name, ok := RequesterNodeName(user)
 	if !ok {
 		d := deny(ReasonRequesterNotNode, "requester %q is not a node (want %s<node name>)", user, NodeUserPrefix)
 		return &d
@@ -166,8 +172,9 @@ func checkRequester(c *candidate) *Decision {
 	return nil
 }
 
-// requesterNodeName returns <name> from a username system:node:<name>.
-func requesterNodeName(user string) (string, bool) {
+// RequesterNodeName returns <name> from a username system:node:<name>, and
+// false for any other username.
+func RequesterNodeName(user string) (string, bool) {
 	name, ok := strings.CutPrefix(user, NodeUserPrefix)
 	return name, ok && name != ""
 }
