@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	sdkec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/nodeboot/nodeboot/internal/aws/ec2/ec2instance"
 )
 
 // ErrInstanceNotFound is wrapped when EC2 knows no instance with the ID.
@@ -23,59 +25,39 @@ var ErrMalformedInstance = errors.New("malformed instance in the EC2 answer")
 // answer a filtered query with empty pages and a NextToken.
 const maxFilterPages = 10
 
-// Instance is what DescribeInstances says about an instance's identity and
-// addresses.
-type Instance struct {
-	ID string
-	// State is instanceState.name: pending, running, shutting-down,
-	// terminated, stopping or stopped.
-	State            string
-	AvailabilityZone string
-	PrivateDNSName   string
-	PublicDNSName    string
-	// PrivateIPs are the instance's primary private IPv4 and every private
-	// IPv4 of its in-use network interfaces (secondary addresses included),
-	// the set a cloud controller manager reports as InternalIP.
-	PrivateIPs []netip.Addr
-	// IPv6s are the IPv6 addresses of its in-use network interfaces.
-	IPv6s []netip.Addr
-	// PublicIP is the public IPv4 address, if any.
-	PublicIP netip.Addr
-}
-
 // InstanceByID asks DescribeInstances for one instance. It wraps
 // ErrInstanceNotFound when EC2 does not know the ID.
-func (c *Client) InstanceByID(ctx context.Context, id string) (Instance, error) {
+func (c *Client) InstanceByID(ctx context.Context, id string) (ec2instance.Instance, error) {
 	out, err := c.api.DescribeInstances(ctx, &sdkec2.DescribeInstancesInput{InstanceIds: []string{id}})
 	if err != nil {
 		if errorCode(err) == "InvalidInstanceID.NotFound" {
-			return Instance{}, fmt.Errorf("ec2 DescribeInstances %s: %w: %w", id, ErrInstanceNotFound, err)
+			return ec2instance.Instance{}, fmt.Errorf("ec2 DescribeInstances %s: %w: %w", id, ErrInstanceNotFound, err)
 		}
-		return Instance{}, apiError("DescribeInstances "+id, err)
+		return ec2instance.Instance{}, apiError("DescribeInstances "+id, err)
 	}
 	instances, err := convertReservations(out.Reservations)
 	if err != nil {
-		return Instance{}, fmt.Errorf("ec2 DescribeInstances %s: %w", id, err)
+		return ec2instance.Instance{}, fmt.Errorf("ec2 DescribeInstances %s: %w", id, err)
 	}
 	for _, in := range instances {
 		if in.ID == id {
 			return in, nil
 		}
 	}
-	return Instance{}, fmt.Errorf("ec2 DescribeInstances %s: %w", id, ErrInstanceNotFound)
+	return ec2instance.Instance{}, fmt.Errorf("ec2 DescribeInstances %s: %w", id, ErrInstanceNotFound)
 }
 
 // InstancesByPrivateDNSName returns every instance whose private DNS name is
 // name, in any state. Private DNS names are unique within a VPC only, and an
 // address (so its name) is reused after its instance terminates, so there
 // may be several.
-func (c *Client) InstancesByPrivateDNSName(ctx context.Context, name string) ([]Instance, error) {
+func (c *Client) InstancesByPrivateDNSName(ctx context.Context, name string) ([]ec2instance.Instance, error) {
 	op := "DescribeInstances private-dns-name=" + name
 	pages := sdkec2.NewDescribeInstancesPaginator(c.api, &sdkec2.DescribeInstancesInput{
 		Filters:    []types.Filter{{Name: aws.String("private-dns-name"), Values: []string{name}}},
 		MaxResults: aws.Int32(100),
 	})
-	var all []Instance
+	var all []ec2instance.Instance
 	for page := 0; pages.HasMorePages(); page++ {
 		if page == maxFilterPages {
 			return nil, fmt.Errorf("ec2 %s: more than %d pages", op, maxFilterPages)
@@ -93,8 +75,8 @@ func (c *Client) InstancesByPrivateDNSName(ctx context.Context, name string) ([]
 	return all, nil
 }
 
-func convertReservations(reservations []types.Reservation) ([]Instance, error) {
-	var out []Instance
+func convertReservations(reservations []types.Reservation) ([]ec2instance.Instance, error) {
+	var out []ec2instance.Instance
 	for _, r := range reservations {
 		for _, in := range r.Instances {
 			converted, err := convertInstance(in)
@@ -107,8 +89,8 @@ func convertReservations(reservations []types.Reservation) ([]Instance, error) {
 	return out, nil
 }
 
-func convertInstance(in types.Instance) (Instance, error) {
-	out := Instance{
+func convertInstance(in types.Instance) (ec2instance.Instance, error) {
+	out := ec2instance.Instance{
 		ID:             aws.ToString(in.InstanceId),
 		PrivateDNSName: aws.ToString(in.PrivateDnsName),
 		PublicDNSName:  aws.ToString(in.PublicDnsName),

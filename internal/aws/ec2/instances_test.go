@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/aws/awsconfig"
+	"github.com/nodeboot/nodeboot/internal/aws/ec2/ec2instance"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
@@ -38,7 +39,7 @@ func TestInstanceByID(t *testing.T) {
 		id            string
 		instance      awstest.Instance
 		faults        []awstest.Fault
-		want          Instance
+		want          ec2instance.Instance
 		wantCalls     int
 		wantErr       string
 		wantNotFound  bool
@@ -46,7 +47,7 @@ func TestInstanceByID(t *testing.T) {
 	}{
 		{
 			name: "every in-use address, placement and state", id: testInstanceID, instance: testInventoryInstance, wantCalls: 1,
-			want: Instance{
+			want: ec2instance.Instance{
 				ID: testInstanceID, State: "running", AvailabilityZone: "us-west-2a",
 				PrivateDNSName: "ip-10-0-0-1.us-west-2.compute.internal", PublicDNSName: "ec2-54-1-2-3.us-west-2.compute.amazonaws.com",
 				PrivateIPs: addrs("10.0.0.1", "10.0.0.11", "10.0.1.7"), IPv6s: addrs("2600:1f14::1", "2600:1f14::7"),
@@ -56,12 +57,12 @@ func TestInstanceByID(t *testing.T) {
 		{
 			name: "terminated instance without addresses", id: testInstanceID, wantCalls: 1,
 			instance: awstest.Instance{ID: testInstanceID, State: "terminated", AvailabilityZone: "us-west-2b"},
-			want:     Instance{ID: testInstanceID, State: "terminated", AvailabilityZone: "us-west-2b"},
+			want:     ec2instance.Instance{ID: testInstanceID, State: "terminated", AvailabilityZone: "us-west-2b"},
 		},
 		{
 			name: "throttled, then answered", id: testInstanceID, instance: testInventoryInstance, wantCalls: 2,
 			faults: []awstest.Fault{awstest.EC2Throttling},
-			want: Instance{
+			want: ec2instance.Instance{
 				ID: testInstanceID, State: "running", AvailabilityZone: "us-west-2a",
 				PrivateDNSName: "ip-10-0-0-1.us-west-2.compute.internal", PublicDNSName: "ec2-54-1-2-3.us-west-2.compute.amazonaws.com",
 				PrivateIPs: addrs("10.0.0.1", "10.0.0.11", "10.0.1.7"), IPv6s: addrs("2600:1f14::1", "2600:1f14::7"),

@@ -16,7 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/nodeboot/nodeboot/internal/aws/ec2"
+	"github.com/nodeboot/nodeboot/internal/aws/ec2/ec2instance"
 	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
 )
 
@@ -100,8 +100,8 @@ func newNode(name string) *corev1.Node {
 
 // testInstance is the EC2 instance behind testNode: the Node's addresses
 // plus a secondary private IP the Node does not report.
-func testInstance() ec2.Instance {
-	return ec2.Instance{
+func testInstance() ec2instance.Instance {
+	return ec2instance.Instance{
 		ID: testInstanceID, State: "running", AvailabilityZone: testZone,
 		PrivateDNSName: testNode, PublicDNSName: "ec2-54-1-2-3.compute-1.amazonaws.com",
 		PrivateIPs: []netip.Addr{netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.9")},
@@ -117,6 +117,6 @@ func ec2Node(providerID string) *corev1.Node {
 	return n
 }
 
-func byID(instances ...ec2.Instance) policy.InventoryAnswer {
+func byID(instances ...ec2instance.Instance) policy.InventoryAnswer {
 	return policy.InventoryAnswer{Key: policy.InstanceKey{ID: testInstanceID}, Instances: instances}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/aws/awsconfig"
 	"github.com/nodeboot/nodeboot/internal/aws/ec2"
+	"github.com/nodeboot/nodeboot/internal/aws/ec2/ec2instance"
 	"github.com/nodeboot/nodeboot/internal/cluster/approver"
 	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
 )
@@ -39,8 +40,8 @@ const (
 
 // Describer is the part of the EC2 client the source calls.
 type Describer interface {
-	InstanceByID(ctx context.Context, id string) (ec2.Instance, error)
-	InstancesByPrivateDNSName(ctx context.Context, name string) ([]ec2.Instance, error)
+	InstanceByID(ctx context.Context, id string) (ec2instance.Instance, error)
+	InstancesByPrivateDNSName(ctx context.Context, name string) ([]ec2instance.Instance, error)
 }
 
 // Options tunes New; the zero value uses the defaults.
@@ -74,7 +75,7 @@ type Source struct {
 }
 
 type entry struct {
-	instances []ec2.Instance
+	instances []ec2instance.Instance
 	expires   time.Time
 }
 
@@ -131,7 +132,7 @@ func (s *Source) Lookup(ctx context.Context, key policy.InstanceKey) policy.Inve
 
 // describe asks EC2; an unknown instance ID is an answer without
 // instances, not an error.
-func (s *Source) describe(ctx context.Context, key policy.InstanceKey) ([]ec2.Instance, error) {
+func (s *Source) describe(ctx context.Context, key policy.InstanceKey) ([]ec2instance.Instance, error) {
 	if key.ID == "" {
 		return s.ec2.InstancesByPrivateDNSName(ctx, key.PrivateDNSName)
 	}
@@ -142,10 +143,10 @@ func (s *Source) describe(ctx context.Context, key policy.InstanceKey) ([]ec2.In
 	case err != nil:
 		return nil, err
 	}
-	return []ec2.Instance{in}, nil
+	return []ec2instance.Instance{in}, nil
 }
 
-func (s *Source) cached(key policy.InstanceKey) ([]ec2.Instance, bool) {
+func (s *Source) cached(key policy.InstanceKey) ([]ec2instance.Instance, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.cache[key]
@@ -159,7 +160,7 @@ func (s *Source) cached(key policy.InstanceKey) ([]ec2.Instance, bool) {
 	return e.instances, true
 }
 
-func (s *Source) store(key policy.InstanceKey, instances []ec2.Instance, ttl time.Duration) {
+func (s *Source) store(key policy.InstanceKey, instances []ec2instance.Instance, ttl time.Duration) {
 	if ttl < 0 {
 		return
 	}

@@ -8,7 +8,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/nodeboot/nodeboot/internal/aws/ec2"
+	"github.com/nodeboot/nodeboot/internal/aws/ec2/ec2instance"
 )
 
 const (
@@ -27,7 +27,7 @@ type candidate struct {
 	policy    Policy
 	nodeName  string                   // set by checkRequester
 	req       *x509.CertificateRequest // set by checkRequestParses
-	instance  *ec2.Instance            // set by checkInstance when the inventory is checked
+	instance  *ec2instance.Instance    // set by checkInstance when the inventory is checked
 }
 
 // check inspects a candidate and returns a non-nil Decision to stop there.

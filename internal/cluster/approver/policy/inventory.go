@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/nodeboot/nodeboot/internal/aws/ec2"
+	"github.com/nodeboot/nodeboot/internal/aws/ec2/ec2instance"
 )
 
 // InventoryMode says whether Decide checks SANs against the EC2 inventory.
@@ -51,7 +51,7 @@ type InventoryAnswer struct {
 	// Instances are the instances EC2 returned for Key, in any state: none
 	// when it knows no such instance, several when a private DNS name is
 	// in use in several VPCs or was reused after a termination.
-	Instances []ec2.Instance
+	Instances []ec2instance.Instance
 	// Err is set when the lookup failed; Instances is then empty.
 	Err error
 	// Transient says Err may go away on a later lookup (throttling, 5xx,
@@ -121,8 +121,8 @@ func answerDecision(nodeName string, key InstanceKey, ans InventoryAnswer) *Deci
 }
 
 // selectInstance picks the one running instance that key names.
-func selectInstance(nodeName string, key InstanceKey, found []ec2.Instance) (ec2.Instance, *Decision) {
-	var matching, running []ec2.Instance
+func selectInstance(nodeName string, key InstanceKey, found []ec2instance.Instance) (ec2instance.Instance, *Decision) {
+	var matching, running []ec2instance.Instance
 	for _, in := range found {
 		if (key.ID != "" && in.ID == key.ID) || (key.ID == "" && strings.EqualFold(in.PrivateDNSName, key.PrivateDNSName)) {
 			matching = append(matching, in)
@@ -137,13 +137,13 @@ func selectInstance(nodeName string, key InstanceKey, found []ec2.Instance) (ec2
 	case len(running) > 1:
 		d := deny(ReasonAmbiguousInstance, "node %q: %d running EC2 instances have %s (%s); set the node's providerID to tell them apart",
 			nodeName, len(running), key, strings.Join(instanceIDs(running), ", "))
-		return ec2.Instance{}, &d
+		return ec2instance.Instance{}, &d
 	case len(matching) > 0:
 		d := deny(ReasonInstanceNotRunning, "node %q: EC2 %s is %s, not running", nodeName, key, instanceStates(matching))
-		return ec2.Instance{}, &d
+		return ec2instance.Instance{}, &d
 	}
 	d := deny(ReasonInstanceNotFound, "node %q: EC2 knows no %s", nodeName, key)
-	return ec2.Instance{}, &d
+	return ec2instance.Instance{}, &d
 }
 
 func checkDNSNamesBelongToInstance(c *candidate) *Decision {
@@ -180,7 +180,7 @@ func checkIPAddressesBelongToInstance(c *candidate) *Decision {
 // instanceDNSNames are the names a SAN may use for the instance: its
 // private and public DNS names, and its ID (the node name, and so the
 // kubelet's Hostname address, of nodes named by instance ID).
-func instanceDNSNames(in *ec2.Instance) []string {
+func instanceDNSNames(in *ec2instance.Instance) []string {
 	var names []string
 	for _, n := range []string{in.PrivateDNSName, in.PublicDNSName, in.ID} {
 		if n != "" {
@@ -190,7 +190,7 @@ func instanceDNSNames(in *ec2.Instance) []string {
 	return names
 }
 
-func instanceIPs(in *ec2.Instance) []netip.Addr {
+func instanceIPs(in *ec2instance.Instance) []netip.Addr {
 	addrs := slices.Concat(in.PrivateIPs, in.IPv6s)
 	if in.PublicIP.IsValid() {
 		addrs = append(addrs, in.PublicIP)
@@ -198,7 +198,7 @@ func instanceIPs(in *ec2.Instance) []netip.Addr {
 	return addrs
 }
 
-func instanceIDs(ins []ec2.Instance) []string {
+func instanceIDs(ins []ec2instance.Instance) []string {
 	ids := make([]string, len(ins))
 	for i, in := range ins {
 		ids[i] = in.ID
@@ -206,7 +206,7 @@ func instanceIDs(ins []ec2.Instance) []string {
 	return ids
 }
 
-func instanceStates(ins []ec2.Instance) string {
+func instanceStates(ins []ec2instance.Instance) string {
 	parts := make([]string, len(ins))
 	for i, in := range ins {
 		parts[i] = fmt.Sprintf("%s %s", in.ID, in.State)

@@ -9,7 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/nodeboot/nodeboot/internal/aws/ec2"
+	"github.com/nodeboot/nodeboot/internal/aws/ec2/ec2instance"
 )
 
 const (
@@ -22,8 +22,8 @@ const (
 
 // testInstance is the EC2 instance behind testNode: the Node's addresses
 // plus a secondary private IP the Node does not report.
-func testInstance() ec2.Instance {
-	return ec2.Instance{
+func testInstance() ec2instance.Instance {
+	return ec2instance.Instance{
 		ID: testInstanceID, State: "running", AvailabilityZone: testZone,
 		PrivateDNSName: testNode, PublicDNSName: "ec2-54-1-2-3.compute-1.amazonaws.com",
 		PrivateIPs: []netip.Addr{netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.9")},
@@ -39,15 +39,15 @@ func ec2Node(providerID string) *corev1.Node {
 	return n
 }
 
-func byID(instances ...ec2.Instance) InventoryAnswer {
+func byID(instances ...ec2instance.Instance) InventoryAnswer {
 	return InventoryAnswer{Key: InstanceKey{ID: testInstanceID}, Instances: instances}
 }
 
-func byName(instances ...ec2.Instance) InventoryAnswer {
+func byName(instances ...ec2instance.Instance) InventoryAnswer {
 	return InventoryAnswer{Key: InstanceKey{PrivateDNSName: testNode}, Instances: instances}
 }
 
-func withState(in ec2.Instance, id, state string) ec2.Instance {
+func withState(in ec2instance.Instance, id, state string) ec2instance.Instance {
 	in.ID, in.State = id, state
 	return in
 }
