@@ -12,7 +12,9 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/nodeboot/nodeboot/internal/aws/ec2/ec2instance"
 	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy/policytest"
 )
 
 // fakeInventory answers every lookup with answer and records the keys.
@@ -26,15 +28,21 @@ func (f *fakeInventory) Lookup(_ context.Context, key policy.InstanceKey) policy
 	return f.answer
 }
 
+// foundByID is the inventory's answer for the Node's instance, looked up by
+// instance ID.
+func foundByID() policy.InventoryAnswer {
+	return policy.InventoryAnswer{Key: policy.InstanceKey{ID: policytest.InstanceID}, Instances: []ec2instance.Instance{policytest.Instance()}}
+}
+
 func TestReconcileAsksTheInventory(t *testing.T) {
-	csr := newCSR(t, validFixture())
-	h := newHarness(t, csr, ec2Node(testProviderID))
-	inv := &fakeInventory{answer: byID(testInstance())}
+	csr := policytest.NewCSR(t, policytest.ValidFixture())
+	h := newHarness(t, csr, policytest.EC2Node(policytest.ProviderID))
+	inv := &fakeInventory{answer: foundByID()}
 	h.rec.Policy.Inventory, h.rec.Inventory = policy.InventoryEC2, inv
 
 	h.reconcile(t, csr.Name)
 
-	if want := []policy.InstanceKey{{ID: testInstanceID}}; !slices.Equal(inv.keys, want) {
+	if want := []policy.InstanceKey{{ID: policytest.InstanceID}}; !slices.Equal(inv.keys, want) {
 		t.Fatalf("lookups = %+v, want %+v", inv.keys, want)
 	}
 	got := h.conditions(t, csr.Name)
@@ -47,34 +55,34 @@ func TestReconcileSkipsTheInventoryWhenItCannotMatter(t *testing.T) {
 	tests := []struct {
 		name      string
 		inventory policy.InventoryMode
-		modify    func(*fixture)
+		modify    func(*policytest.Fixture)
 		noNode    bool
 	}{
 		{name: "check off", inventory: policy.InventoryOff},
 		{name: "no EC2 access", inventory: policy.InventoryUnavailable},
 		{name: "node missing", inventory: policy.InventoryEC2, noNode: true},
-		{name: "requester not a node", inventory: policy.InventoryEC2, modify: func(f *fixture) { f.username = "alice" }},
-		{name: "other signer", inventory: policy.InventoryEC2, modify: func(f *fixture) { f.signer = "example.com/x" }},
-		{name: "CSR denied for its usages", inventory: policy.InventoryEC2, modify: func(f *fixture) { f.usages = append(f.usages, "client auth") }},
-		{name: "CSR denied by the CIDR policy", inventory: policy.InventoryEC2, modify: func(f *fixture) {
-			f.request.IPAddresses = []net.IP{net.ParseIP("203.0.113.7")}
+		{name: "requester not a node", inventory: policy.InventoryEC2, modify: func(f *policytest.Fixture) { f.Username = "alice" }},
+		{name: "other signer", inventory: policy.InventoryEC2, modify: func(f *policytest.Fixture) { f.Signer = "example.com/x" }},
+		{name: "CSR denied for its usages", inventory: policy.InventoryEC2, modify: func(f *policytest.Fixture) { f.Usages = append(f.Usages, "client auth") }},
+		{name: "CSR denied by the CIDR policy", inventory: policy.InventoryEC2, modify: func(f *policytest.Fixture) {
+			f.Request.IPAddresses = []net.IP{net.ParseIP("203.0.113.7")}
 		}},
-		{name: "CSR already approved", inventory: policy.InventoryEC2, modify: func(f *fixture) {
-			f.status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateApproved, Status: "True"}}
+		{name: "CSR already approved", inventory: policy.InventoryEC2, modify: func(f *policytest.Fixture) {
+			f.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateApproved, Status: "True"}}
 		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := validFixture()
+			f := policytest.ValidFixture()
 			if tc.modify != nil {
 				tc.modify(&f)
 			}
-			csr := newCSR(t, f)
+			csr := policytest.NewCSR(t, f)
 			h := newHarness(t, csr)
 			if !tc.noNode {
-				h = newHarness(t, csr, ec2Node(testProviderID))
+				h = newHarness(t, csr, policytest.EC2Node(policytest.ProviderID))
 			}
-			inv := &fakeInventory{answer: byID(testInstance())}
+			inv := &fakeInventory{answer: foundByID()}
 			h.rec.Policy.Inventory, h.rec.Inventory = tc.inventory, inv
 			h.rec.Policy.AllowedCIDRs = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
 			h.reconcile(t, csr.Name)
@@ -86,9 +94,9 @@ func TestReconcileSkipsTheInventoryWhenItCannotMatter(t *testing.T) {
 }
 
 func TestReconcileWaitsForTheInventoryThenDenies(t *testing.T) {
-	csr := newCSR(t, validFixture())
-	h := newHarness(t, csr, ec2Node(testProviderID))
-	inv := &fakeInventory{answer: policy.InventoryAnswer{Key: policy.InstanceKey{ID: testInstanceID}, Err: errors.New("ec2 DescribeInstances: gave up after 3 attempts: 503"), Transient: true}}
+	csr := policytest.NewCSR(t, policytest.ValidFixture())
+	h := newHarness(t, csr, policytest.EC2Node(policytest.ProviderID))
+	inv := &fakeInventory{answer: policy.InventoryAnswer{Key: policy.InstanceKey{ID: policytest.InstanceID}, Err: errors.New("ec2 DescribeInstances: gave up after 3 attempts: 503"), Transient: true}}
 	h.rec.Policy.Inventory, h.rec.Inventory = policy.InventoryEC2, inv
 
 	// 1.5 s old: retry after about its age, write nothing.
@@ -105,7 +113,7 @@ func TestReconcileWaitsForTheInventoryThenDenies(t *testing.T) {
 		t.Fatalf("%s = %v, want 0", MetricNodeWaits, got)
 	}
 
-	h.clock.SetTime(testCreated.Add(5 * time.Minute))
+	h.clock.SetTime(policytest.Created().Add(5 * time.Minute))
 	if res := h.reconcile(t, csr.Name); res != (reconcile.Result{}) {
 		t.Fatalf("Reconcile() after the wait = %+v, want no requeue", res)
 	}
@@ -120,10 +128,10 @@ func TestReconcileWaitsForTheInventoryThenDenies(t *testing.T) {
 }
 
 func TestReconcileDeniesAPermanentLookupFailureAtOnce(t *testing.T) {
-	csr := newCSR(t, validFixture())
-	h := newHarness(t, csr, ec2Node(testProviderID))
+	csr := policytest.NewCSR(t, policytest.ValidFixture())
+	h := newHarness(t, csr, policytest.EC2Node(policytest.ProviderID))
 	h.rec.Policy.Inventory = policy.InventoryEC2
-	h.rec.Inventory = &fakeInventory{answer: policy.InventoryAnswer{Key: policy.InstanceKey{ID: testInstanceID}, Err: errors.New("UnauthorizedOperation")}}
+	h.rec.Inventory = &fakeInventory{answer: policy.InventoryAnswer{Key: policy.InstanceKey{ID: policytest.InstanceID}, Err: errors.New("UnauthorizedOperation")}}
 
 	if res := h.reconcile(t, csr.Name); res != (reconcile.Result{}) {
 		t.Fatalf("Reconcile() = %+v, want no requeue", res)

@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy/policytest"
 )
 
 // recordedEvent is one Event as the reconciler recorded it.
@@ -90,7 +91,7 @@ func newHarnessWith(t *testing.T, funcs interceptor.Funcs, objs ...client.Object
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{client: c, events: &eventLog{}, clock: clocktesting.NewFakeClock(testCreated.Add(1500 * time.Millisecond)), registry: reg}
+	h := &harness{client: c, events: &eventLog{}, clock: clocktesting.NewFakeClock(policytest.Created().Add(1500 * time.Millisecond)), registry: reg}
 	h.rec = &Reconciler{Client: c, Recorder: h.events, NodeWait: 5 * time.Minute, Clock: h.clock, Metrics: m}
 	return h
 }
@@ -149,8 +150,8 @@ func labelsEqual(m *dto.Metric, want map[string]string) bool {
 }
 
 func TestReconcileApprovesServingCSR(t *testing.T) {
-	csr := newCSR(t, validFixture())
-	h := newHarness(t, csr, newNode(testNode))
+	csr := policytest.NewCSR(t, policytest.ValidFixture())
+	h := newHarness(t, csr, policytest.NewNode(policytest.Node))
 
 	if res := h.reconcile(t, csr.Name); res != (reconcile.Result{}) {
 		t.Fatalf("Reconcile() = %+v, want no requeue", res)
@@ -164,8 +165,8 @@ func TestReconcileApprovesServingCSR(t *testing.T) {
 		t.Fatalf("conditions = %+v, want %+v", got, wantConds)
 	}
 	wantEvents := []recordedEvent{
-		{Object: "*v1.CertificateSigningRequest/" + testCSRName, Type: corev1.EventTypeNormal, Reason: policy.ReasonApproved, Message: wantMsg},
-		{Object: "*v1.Node/" + testNode, Type: corev1.EventTypeNormal, Reason: policy.ReasonApproved, Message: "CSR " + testCSRName + ": " + wantMsg},
+		{Object: "*v1.CertificateSigningRequest/" + policytest.CSRName, Type: corev1.EventTypeNormal, Reason: policy.ReasonApproved, Message: wantMsg},
+		{Object: "*v1.Node/" + policytest.Node, Type: corev1.EventTypeNormal, Reason: policy.ReasonApproved, Message: "CSR " + policytest.CSRName + ": " + wantMsg},
 	}
 	if !slices.Equal(h.events.events, wantEvents) {
 		t.Fatalf("events = %+v, want %+v", h.events.events, wantEvents)
@@ -185,10 +186,10 @@ func TestReconcileApprovesServingCSR(t *testing.T) {
 }
 
 func TestReconcileDeniesForeignIP(t *testing.T) {
-	f := validFixture()
-	f.request.IPAddresses = []net.IP{net.ParseIP("10.0.0.1"), net.ParseIP("10.96.0.1")}
-	csr := newCSR(t, f)
-	h := newHarness(t, csr, newNode(testNode))
+	f := policytest.ValidFixture()
+	f.Request.IPAddresses = []net.IP{net.ParseIP("10.0.0.1"), net.ParseIP("10.96.0.1")}
+	csr := policytest.NewCSR(t, f)
+	h := newHarness(t, csr, policytest.NewNode(policytest.Node))
 
 	h.reconcile(t, csr.Name)
 
@@ -200,8 +201,8 @@ func TestReconcileDeniesForeignIP(t *testing.T) {
 		t.Fatalf("conditions = %+v, want %+v", got, wantConds)
 	}
 	wantEvents := []recordedEvent{
-		{Object: "*v1.CertificateSigningRequest/" + testCSRName, Type: corev1.EventTypeWarning, Reason: policy.ReasonIPAddressNotNodeAddress, Message: wantMsg},
-		{Object: "*v1.Node/" + testNode, Type: corev1.EventTypeWarning, Reason: policy.ReasonIPAddressNotNodeAddress, Message: "CSR " + testCSRName + ": " + wantMsg},
+		{Object: "*v1.CertificateSigningRequest/" + policytest.CSRName, Type: corev1.EventTypeWarning, Reason: policy.ReasonIPAddressNotNodeAddress, Message: wantMsg},
+		{Object: "*v1.Node/" + policytest.Node, Type: corev1.EventTypeWarning, Reason: policy.ReasonIPAddressNotNodeAddress, Message: "CSR " + policytest.CSRName + ": " + wantMsg},
 	}
 	if !slices.Equal(h.events.events, wantEvents) {
 		t.Fatalf("events = %+v, want %+v", h.events.events, wantEvents)
@@ -212,7 +213,7 @@ func TestReconcileDeniesForeignIP(t *testing.T) {
 }
 
 func TestReconcileWaitsForNodeThenDenies(t *testing.T) {
-	csr := newCSR(t, validFixture())
+	csr := policytest.NewCSR(t, policytest.ValidFixture())
 	h := newHarness(t, csr)
 
 	// 1.5 s old: retry after about its age.
@@ -220,7 +221,7 @@ func TestReconcileWaitsForNodeThenDenies(t *testing.T) {
 		t.Fatalf("RequeueAfter = %v, want 1.5s", res.RequeueAfter)
 	}
 	// 4 min 50 s old: the backoff is capped by the 10 s left.
-	h.clock.SetTime(testCreated.Add(4*time.Minute + 50*time.Second))
+	h.clock.SetTime(policytest.Created().Add(4*time.Minute + 50*time.Second))
 	if res := h.reconcile(t, csr.Name); res.RequeueAfter != 10*time.Second {
 		t.Fatalf("RequeueAfter = %v, want 10s", res.RequeueAfter)
 	}
@@ -231,7 +232,7 @@ func TestReconcileWaitsForNodeThenDenies(t *testing.T) {
 		t.Fatalf("%s = %v, want 2", MetricNodeWaits, got)
 	}
 
-	h.clock.SetTime(testCreated.Add(5 * time.Minute))
+	h.clock.SetTime(policytest.Created().Add(5 * time.Minute))
 	if res := h.reconcile(t, csr.Name); res != (reconcile.Result{}) {
 		t.Fatalf("Reconcile() after the wait = %+v, want no requeue", res)
 	}
@@ -243,7 +244,7 @@ func TestReconcileWaitsForNodeThenDenies(t *testing.T) {
 		t.Fatalf("conditions = %+v, want %+v", got, wantConds)
 	}
 	wantEvents := []recordedEvent{
-		{Object: "*v1.CertificateSigningRequest/" + testCSRName, Type: corev1.EventTypeWarning, Reason: policy.ReasonNodeNotFound, Message: wantMsg},
+		{Object: "*v1.CertificateSigningRequest/" + policytest.CSRName, Type: corev1.EventTypeWarning, Reason: policy.ReasonNodeNotFound, Message: wantMsg},
 	}
 	if !slices.Equal(h.events.events, wantEvents) {
 		t.Fatalf("events = %+v, want %+v", h.events.events, wantEvents)
@@ -251,12 +252,12 @@ func TestReconcileWaitsForNodeThenDenies(t *testing.T) {
 }
 
 func TestReconcileApprovesOnceNodeRegisters(t *testing.T) {
-	csr := newCSR(t, validFixture())
+	csr := policytest.NewCSR(t, policytest.ValidFixture())
 	h := newHarness(t, csr)
 	if res := h.reconcile(t, csr.Name); res.RequeueAfter == 0 {
 		t.Fatal("Reconcile() without Node did not requeue")
 	}
-	if err := h.client.Create(context.Background(), newNode(testNode)); err != nil {
+	if err := h.client.Create(context.Background(), policytest.NewNode(policytest.Node)); err != nil {
 		t.Fatal(err)
 	}
 	h.reconcile(t, csr.Name)
@@ -267,10 +268,10 @@ func TestReconcileApprovesOnceNodeRegisters(t *testing.T) {
 }
 
 func TestReconcileWaitsForYoungNodeAddresses(t *testing.T) {
-	csr := newCSR(t, validFixture())
-	node := newNode(testNode)
+	csr := policytest.NewCSR(t, policytest.ValidFixture())
+	node := policytest.NewNode(policytest.Node)
 	// Registered 0.5 s before the clock, addresses not reported yet.
-	node.CreationTimestamp = metav1.NewTime(testCreated.Add(time.Second))
+	node.CreationTimestamp = metav1.NewTime(policytest.Created().Add(time.Second))
 	addresses := node.Status.Addresses
 	node.Status.Addresses = nil
 	h := newHarness(t, csr, node)
@@ -294,11 +295,11 @@ func TestReconcileWaitsForYoungNodeAddresses(t *testing.T) {
 }
 
 func TestReconcileDeniesForeignIPOnceYoungNodeIsOldEnough(t *testing.T) {
-	f := validFixture()
-	f.request.IPAddresses = []net.IP{net.ParseIP("10.96.0.1")}
-	csr := newCSR(t, f)
-	node := newNode(testNode)
-	nodeCreated := testCreated.Add(-10 * time.Second)
+	f := policytest.ValidFixture()
+	f.Request.IPAddresses = []net.IP{net.ParseIP("10.96.0.1")}
+	csr := policytest.NewCSR(t, f)
+	node := policytest.NewNode(policytest.Node)
+	nodeCreated := policytest.Created().Add(-10 * time.Second)
 	node.CreationTimestamp = metav1.NewTime(nodeCreated)
 	h := newHarness(t, csr, node)
 
@@ -317,12 +318,12 @@ func TestReconcileDeniesForeignIPOnceYoungNodeIsOldEnough(t *testing.T) {
 }
 
 func TestNodeIdentityChanged(t *testing.T) {
-	node := newNode(testNode)
-	readdressed := newNode(testNode)
+	node := policytest.NewNode(policytest.Node)
+	readdressed := policytest.NewNode(policytest.Node)
 	readdressed.Status.Addresses = readdressed.Status.Addresses[:1]
-	relabelled := newNode(testNode)
+	relabelled := policytest.NewNode(policytest.Node)
 	relabelled.Labels = map[string]string{"a": "b"}
-	provided := newNode(testNode)
+	provided := policytest.NewNode(policytest.Node)
 	provided.Spec.ProviderID = "aws:///us-east-1a/i-0123456789abcdef0"
 	tests := []struct {
 		name     string
@@ -344,9 +345,9 @@ func TestNodeIdentityChanged(t *testing.T) {
 }
 
 func TestReconcileDeniesBadCSRWithoutWaitingForNode(t *testing.T) {
-	f := validFixture()
-	f.usages = []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth}
-	csr := newCSR(t, f)
+	f := policytest.ValidFixture()
+	f.Usages = []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth}
+	csr := policytest.NewCSR(t, f)
 	h := newHarness(t, csr)
 
 	if res := h.reconcile(t, csr.Name); res != (reconcile.Result{}) {
@@ -359,11 +360,11 @@ func TestReconcileDeniesBadCSRWithoutWaitingForNode(t *testing.T) {
 }
 
 func TestReconcileDeniesNonNodeRequesterWithEventOnCSROnly(t *testing.T) {
-	f := validFixture()
-	f.username = "system:bootstrap:abcdef"
-	f.groups = []string{"system:bootstrappers"}
-	csr := newCSR(t, f)
-	h := newHarness(t, csr, newNode(testNode))
+	f := policytest.ValidFixture()
+	f.Username = "system:bootstrap:abcdef"
+	f.Groups = []string{"system:bootstrappers"}
+	csr := policytest.NewCSR(t, f)
+	h := newHarness(t, csr, policytest.NewNode(policytest.Node))
 
 	h.reconcile(t, csr.Name)
 
@@ -371,7 +372,7 @@ func TestReconcileDeniesNonNodeRequesterWithEventOnCSROnly(t *testing.T) {
 	if len(got) != 1 || got[0].Type != certificatesv1.CertificateDenied || got[0].Reason != policy.ReasonRequesterNotNode {
 		t.Fatalf("conditions = %+v, want one Denied/RequesterNotNode", got)
 	}
-	if len(h.events.events) != 1 || h.events.events[0].Object != "*v1.CertificateSigningRequest/"+testCSRName {
+	if len(h.events.events) != 1 || h.events.events[0].Object != "*v1.CertificateSigningRequest/"+policytest.CSRName {
 		t.Fatalf("events = %+v, want one on the CSR", h.events.events)
 	}
 }
@@ -379,21 +380,21 @@ func TestReconcileDeniesNonNodeRequesterWithEventOnCSROnly(t *testing.T) {
 func TestReconcileLeavesOthersAlone(t *testing.T) {
 	tests := []struct {
 		name   string
-		modify func(*fixture)
+		modify func(*policytest.Fixture)
 	}{
-		{name: "client certificate signer", modify: func(f *fixture) { f.signer = certificatesv1.KubeAPIServerClientKubeletSignerName }},
-		{name: "already denied by someone else", modify: func(f *fixture) {
-			f.status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{
+		{name: "client certificate signer", modify: func(f *policytest.Fixture) { f.Signer = certificatesv1.KubeAPIServerClientKubeletSignerName }},
+		{name: "already denied by someone else", modify: func(f *policytest.Fixture) {
+			f.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{
 				Type: certificatesv1.CertificateDenied, Status: corev1.ConditionTrue, Reason: "ByAdmin",
 			}}
 		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := validFixture()
+			f := policytest.ValidFixture()
 			tc.modify(&f)
-			csr := newCSR(t, f)
-			h := newHarness(t, csr, newNode(testNode))
+			csr := policytest.NewCSR(t, f)
+			h := newHarness(t, csr, policytest.NewNode(policytest.Node))
 			before := h.conditions(t, csr.Name)
 
 			if res := h.reconcile(t, csr.Name); res != (reconcile.Result{}) {
@@ -417,8 +418,8 @@ func TestReconcileWriteErrors(t *testing.T) {
 		wantResult  reconcile.Result
 		wantErrText string
 	}{
-		{name: "conflict retries soon", err: apierrors.NewConflict(csrResource, testCSRName, errors.New("stale")), wantResult: reconcile.Result{RequeueAfter: time.Second}},
-		{name: "CSR deleted meanwhile", err: apierrors.NewNotFound(csrResource, testCSRName)},
+		{name: "conflict retries soon", err: apierrors.NewConflict(csrResource, policytest.CSRName, errors.New("stale")), wantResult: reconcile.Result{RequeueAfter: time.Second}},
+		{name: "CSR deleted meanwhile", err: apierrors.NewNotFound(csrResource, policytest.CSRName)},
 		{name: "other errors are returned", err: errors.New("boom"), wantErrText: "write Approved condition on CSR csr-abcde: boom"},
 	}
 	for _, tc := range tests {
@@ -430,9 +431,9 @@ func TestReconcileWriteErrors(t *testing.T) {
 					return tc.err
 				},
 			}
-			h := newHarnessWith(t, funcs, newCSR(t, validFixture()), newNode(testNode))
+			h := newHarnessWith(t, funcs, policytest.NewCSR(t, policytest.ValidFixture()), policytest.NewNode(policytest.Node))
 
-			res, err := h.rec.Reconcile(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Name: testCSRName}})
+			res, err := h.rec.Reconcile(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Name: policytest.CSRName}})
 
 			if gotSubresource != "approval" {
 				t.Fatalf("updated subresource %q, want approval", gotSubresource)
@@ -463,25 +464,25 @@ func TestReconcileMissingCSR(t *testing.T) {
 }
 
 func TestPendingCSRsForNode(t *testing.T) {
-	mk := func(name string, modify func(*fixture)) client.Object {
-		f := validFixture()
-		f.name = name
+	mk := func(name string, modify func(*policytest.Fixture)) client.Object {
+		f := policytest.ValidFixture()
+		f.Name = name
 		if modify != nil {
 			modify(&f)
 		}
-		return newCSR(t, f)
+		return policytest.NewCSR(t, f)
 	}
 	h := newHarness(t,
 		mk("pending-1", nil),
 		mk("pending-2", nil),
-		mk("approved", func(f *fixture) {
-			f.status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue}}
+		mk("approved", func(f *policytest.Fixture) {
+			f.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue}}
 		}),
-		mk("client-cert", func(f *fixture) { f.signer = certificatesv1.KubeAPIServerClientKubeletSignerName }),
-		mk("other-node", func(f *fixture) { f.username = policy.NodeUserPrefix + testOtherNode }),
+		mk("client-cert", func(f *policytest.Fixture) { f.Signer = certificatesv1.KubeAPIServerClientKubeletSignerName }),
+		mk("other-node", func(f *policytest.Fixture) { f.Username = policy.NodeUserPrefix + policytest.OtherNode }),
 	)
 
-	got := h.rec.PendingCSRsForNode(context.Background(), newNode(testNode))
+	got := h.rec.PendingCSRsForNode(context.Background(), policytest.NewNode(policytest.Node))
 
 	want := []reconcile.Request{
 		{NamespacedName: types.NamespacedName{Name: "pending-1"}},
@@ -496,20 +497,20 @@ func TestPendingCSRsForNode(t *testing.T) {
 func TestIndexRequesterNode(t *testing.T) {
 	tests := []struct {
 		name   string
-		modify func(*fixture)
+		modify func(*policytest.Fixture)
 		want   []string
 	}{
-		{name: "kubelet serving CSR of a node", want: []string{testNode}},
-		{name: "other signer", modify: func(f *fixture) { f.signer = "example.com/x" }},
-		{name: "requester not a node", modify: func(f *fixture) { f.username = "alice" }},
+		{name: "kubelet serving CSR of a node", want: []string{policytest.Node}},
+		{name: "other signer", modify: func(f *policytest.Fixture) { f.Signer = "example.com/x" }},
+		{name: "requester not a node", modify: func(f *policytest.Fixture) { f.Username = "alice" }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := validFixture()
+			f := policytest.ValidFixture()
 			if tc.modify != nil {
 				tc.modify(&f)
 			}
-			if got := IndexRequesterNode(newCSR(t, f)); !slices.Equal(got, tc.want) {
+			if got := IndexRequesterNode(policytest.NewCSR(t, f)); !slices.Equal(got, tc.want) {
 				t.Fatalf("IndexRequesterNode() = %q, want %q", got, tc.want)
 			}
 		})

@@ -11,6 +11,8 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy/policytest"
 )
 
 func TestDecide(t *testing.T) {
@@ -22,7 +24,7 @@ func TestDecide(t *testing.T) {
 		ca  = certificatesv1.UsageClientAuth
 		csg = certificatesv1.UsageCertSign
 	)
-	node := newNode(testNode)
+	node := policytest.NewNode(policytest.Node)
 	ips := func(s ...string) []net.IP {
 		out := make([]net.IP, len(s))
 		for i, v := range s {
@@ -33,7 +35,7 @@ func TestDecide(t *testing.T) {
 
 	tests := []struct {
 		name   string
-		modify func(*fixture)
+		modify func(*policytest.Fixture)
 		// node replaces the default Node; noNode passes nil instead.
 		node        *corev1.Node
 		noNode      bool
@@ -50,93 +52,93 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name: "valid RSA-style usages in another order",
-			modify: func(f *fixture) {
-				f.usages = usage(sa, ke, ds)
+			modify: func(f *policytest.Fixture) {
+				f.Usages = usage(sa, ke, ds)
 			},
 			wantApprove: true, wantReason: ReasonApproved,
 		},
 		{
 			name: "valid with every address type including external and IPv6",
-			modify: func(f *fixture) {
-				f.request.DNSNames = []string{testNode, "ec2-54-1-2-3.compute-1.amazonaws.com"}
-				f.request.IPAddresses = ips("10.0.0.1", "54.1.2.3", "fd00:ec2::1")
+			modify: func(f *policytest.Fixture) {
+				f.Request.DNSNames = []string{policytest.Node, "ec2-54-1-2-3.compute-1.amazonaws.com"}
+				f.Request.IPAddresses = ips("10.0.0.1", "54.1.2.3", "fd00:ec2::1")
 			},
 			wantApprove: true, wantReason: ReasonApproved,
 		},
 		{
 			name:        "valid with only an IP SAN",
-			modify:      func(f *fixture) { f.request.DNSNames = nil },
+			modify:      func(f *policytest.Fixture) { f.Request.DNSNames = nil },
 			wantApprove: true, wantReason: ReasonApproved,
 		},
 		{
 			name:        "DNS SAN compared case-insensitively",
-			modify:      func(f *fixture) { f.request.DNSNames = []string{strings.ToUpper(testNode)} },
+			modify:      func(f *policytest.Fixture) { f.Request.DNSNames = []string{strings.ToUpper(policytest.Node)} },
 			wantApprove: true, wantReason: ReasonApproved,
 		},
 		{
 			name:        "wrong node name in CN",
-			modify:      func(f *fixture) { f.request.Subject.CommonName = NodeUserPrefix + testOtherNode },
+			modify:      func(f *policytest.Fixture) { f.Request.Subject.CommonName = NodeUserPrefix + policytest.OtherNode },
 			wantReason:  ReasonCommonNameMismatch,
 			wantMessage: `subject CN "system:node:ip-10-0-0-2.ec2.internal" is not the requester "system:node:ip-10-0-0-1.ec2.internal"`,
 		},
 		{
 			name:        "CN names this node but the requester is another node",
-			modify:      func(f *fixture) { f.username = NodeUserPrefix + testOtherNode },
+			modify:      func(f *policytest.Fixture) { f.Username = NodeUserPrefix + policytest.OtherNode },
 			wantReason:  ReasonCommonNameMismatch,
 			wantMessage: `is not the requester "system:node:ip-10-0-0-2.ec2.internal"`,
 		},
 		{
 			name: "CSR consistent for another node but Decide given this node",
-			modify: func(f *fixture) {
-				f.username = NodeUserPrefix + testOtherNode
-				f.request.Subject.CommonName = NodeUserPrefix + testOtherNode
+			modify: func(f *policytest.Fixture) {
+				f.Username = NodeUserPrefix + policytest.OtherNode
+				f.Request.Subject.CommonName = NodeUserPrefix + policytest.OtherNode
 			},
 			wantReason:  ReasonNodeMismatch,
 			wantMessage: `node "ip-10-0-0-1.ec2.internal" is not the requester's node "ip-10-0-0-2.ec2.internal"`,
 		},
 		{
 			name: "requester is a bootstrap token",
-			modify: func(f *fixture) {
-				f.username = "system:bootstrap:abcdef"
-				f.groups = []string{"system:bootstrappers", "system:authenticated"}
+			modify: func(f *policytest.Fixture) {
+				f.Username = "system:bootstrap:abcdef"
+				f.Groups = []string{"system:bootstrappers", "system:authenticated"}
 			},
 			wantReason:  ReasonRequesterNotNode,
 			wantMessage: `requester "system:bootstrap:abcdef" is not a node`,
 		},
 		{
 			name: "requester is a service account",
-			modify: func(f *fixture) {
-				f.username = "system:serviceaccount:kube-system:node-controller"
-				f.groups = []string{"system:serviceaccounts", "system:serviceaccounts:kube-system"}
+			modify: func(f *policytest.Fixture) {
+				f.Username = "system:serviceaccount:kube-system:node-controller"
+				f.Groups = []string{"system:serviceaccounts", "system:serviceaccounts:kube-system"}
 			},
 			wantReason: ReasonRequesterNotNode,
 		},
 		{
 			name:        "requester named like a node but not in system:nodes",
-			modify:      func(f *fixture) { f.groups = []string{"system:bootstrappers", "system:authenticated"} },
+			modify:      func(f *policytest.Fixture) { f.Groups = []string{"system:bootstrappers", "system:authenticated"} },
 			wantReason:  ReasonRequesterNotInNodesGroup,
 			wantMessage: `not in group system:nodes`,
 		},
 		{
 			name:       "requester with empty node name",
-			modify:     func(f *fixture) { f.username = NodeUserPrefix },
+			modify:     func(f *policytest.Fixture) { f.Username = NodeUserPrefix },
 			wantReason: ReasonRequesterNotNode,
 		},
 		{
 			name:        "extra DNS SAN not among node addresses",
-			modify:      func(f *fixture) { f.request.DNSNames = []string{testNode, "kubernetes.default.svc"} },
+			modify:      func(f *policytest.Fixture) { f.Request.DNSNames = []string{policytest.Node, "kubernetes.default.svc"} },
 			wantReason:  ReasonDNSNameNotNodeAddress,
 			wantMessage: `DNS SAN "kubernetes.default.svc" is not an address of node "ip-10-0-0-1.ec2.internal"`,
 		},
 		{
 			name:        "DNS SAN equal to an IP address of the node",
-			modify:      func(f *fixture) { f.request.DNSNames = []string{"10.0.0.1"} },
+			modify:      func(f *policytest.Fixture) { f.Request.DNSNames = []string{"10.0.0.1"} },
 			wantReason:  ReasonDNSNameNotNodeAddress,
 			wantMessage: `DNS SAN "10.0.0.1"`,
 		},
 		{
 			name:        "foreign IP SAN",
-			modify:      func(f *fixture) { f.request.IPAddresses = ips("10.0.0.1", "10.96.0.1") },
+			modify:      func(f *policytest.Fixture) { f.Request.IPAddresses = ips("10.0.0.1", "10.96.0.1") },
 			wantReason:  ReasonIPAddressNotNodeAddress,
 			wantMessage: `IP SAN 10.96.0.1 is not an address of node`,
 		},
@@ -147,87 +149,87 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name:        "client auth usage",
-			modify:      func(f *fixture) { f.usages = usage(ds, ca) },
+			modify:      func(f *policytest.Fixture) { f.Usages = usage(ds, ca) },
 			wantReason:  ReasonUsageNotAllowed,
 			wantMessage: `usage "client auth" is not allowed`,
 		},
 		{
 			name:        "extra usage besides server auth",
-			modify:      func(f *fixture) { f.usages = usage(ds, ke, sa, ca) },
+			modify:      func(f *policytest.Fixture) { f.Usages = usage(ds, ke, sa, ca) },
 			wantReason:  ReasonUsageNotAllowed,
 			wantMessage: `usage "client auth"`,
 		},
 		{
 			name:        "cert sign usage",
-			modify:      func(f *fixture) { f.usages = usage(ds, sa, csg) },
+			modify:      func(f *policytest.Fixture) { f.Usages = usage(ds, sa, csg) },
 			wantReason:  ReasonUsageNotAllowed,
 			wantMessage: `usage "cert sign"`,
 		},
 		{
 			name:        "duplicate usages",
-			modify:      func(f *fixture) { f.usages = usage(ds, sa, sa) },
+			modify:      func(f *policytest.Fixture) { f.Usages = usage(ds, sa, sa) },
 			wantReason:  ReasonDuplicateUsage,
 			wantMessage: `usage "server auth" is listed more than once`,
 		},
 		{
 			name:        "missing server auth",
-			modify:      func(f *fixture) { f.usages = usage(ds, ke) },
+			modify:      func(f *policytest.Fixture) { f.Usages = usage(ds, ke) },
 			wantReason:  ReasonMissingUsage,
 			wantMessage: `usage "server auth" is required`,
 		},
 		{
 			name:        "missing digital signature",
-			modify:      func(f *fixture) { f.usages = usage(ke, sa) },
+			modify:      func(f *policytest.Fixture) { f.Usages = usage(ke, sa) },
 			wantReason:  ReasonMissingUsage,
 			wantMessage: `usage "digital signature" is required`,
 		},
 		{
 			name:       "no usages",
-			modify:     func(f *fixture) { f.usages = nil },
+			modify:     func(f *policytest.Fixture) { f.Usages = nil },
 			wantReason: ReasonMissingUsage,
 		},
 		{
 			name:        "email SAN",
-			modify:      func(f *fixture) { f.request.EmailAddresses = []string{"root@example.com"} },
+			modify:      func(f *policytest.Fixture) { f.Request.EmailAddresses = []string{"root@example.com"} },
 			wantReason:  ReasonEmailSANNotAllowed,
 			wantMessage: `"root@example.com"`,
 		},
 		{
 			name: "URI SAN",
-			modify: func(f *fixture) {
-				f.request.URIs = append(f.request.URIs, mustParseURL(t, "spiffe://cluster.local/ns/kube-system/sa/x"))
+			modify: func(f *policytest.Fixture) {
+				f.Request.URIs = append(f.Request.URIs, mustParseURL(t, "spiffe://cluster.local/ns/kube-system/sa/x"))
 			},
 			wantReason:  ReasonURISANNotAllowed,
 			wantMessage: `"spiffe://cluster.local/ns/kube-system/sa/x"`,
 		},
 		{
 			name: "otherName SAN hidden next to a valid DNS SAN",
-			modify: func(f *fixture) {
-				f.request.DNSNames = nil
-				f.request.IPAddresses = nil
-				f.request.ExtraExtensions = []pkix.Extension{otherNameSANExtension(t, testNode)}
+			modify: func(f *policytest.Fixture) {
+				f.Request.DNSNames = nil
+				f.Request.IPAddresses = nil
+				f.Request.ExtraExtensions = []pkix.Extension{otherNameSANExtension(t, policytest.Node)}
 			},
 			wantReason:  ReasonUnsupportedSANType,
 			wantMessage: `GeneralName tags [0]`,
 		},
 		{
 			name: "no SANs",
-			modify: func(f *fixture) {
-				f.request.DNSNames = nil
-				f.request.IPAddresses = nil
+			modify: func(f *policytest.Fixture) {
+				f.Request.DNSNames = nil
+				f.Request.IPAddresses = nil
 			},
 			wantReason: ReasonNoSubjectAltNames,
 		},
 		{
 			name:        "expiration longer than the policy",
-			modify:      func(f *fixture) { f.expiration = int32Ptr(86401) },
+			modify:      func(f *policytest.Fixture) { f.Expiration = int32Ptr(86401) },
 			policy:      Policy{MaxExpirationSeconds: 86400},
 			wantReason:  ReasonExpirationTooLong,
 			wantMessage: `spec.expirationSeconds 86401 exceeds the maximum 86400`,
 		},
 		{
 			name:        "expiration equal to the policy maximum",
-			modify:      func(f *fixture) { f.expiration = int32Ptr(86400) },
+			modify:      func(f *policytest.Fixture) { f.Expiration = int32Ptr(86400) },
 			policy:      Policy{MaxExpirationSeconds: 86400},
 			wantApprove: true, wantReason: ReasonApproved,
 		},
@@ -238,29 +240,29 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name:        "expiration shorter than the policy",
-			modify:      func(f *fixture) { f.expiration = int32Ptr(600) },
+			modify:      func(f *policytest.Fixture) { f.Expiration = int32Ptr(600) },
 			policy:      Policy{MinExpirationSeconds: 3600},
 			wantReason:  ReasonExpirationTooShort,
 			wantMessage: `spec.expirationSeconds 600 is below the minimum 3600`,
 		},
 		{
 			name: "bad signature: IP SAN rewritten after signing",
-			modify: func(f *fixture) {
+			modify: func(f *policytest.Fixture) {
 				// [7] 04 0a000001 -> [7] 04 0a000009, an address the node also has.
-				f.tamper = replaceOnce([]byte{0x87, 4, 10, 0, 0, 1}, []byte{0x87, 4, 10, 0, 0, 9})
+				f.Tamper = replaceOnce([]byte{0x87, 4, 10, 0, 0, 1}, []byte{0x87, 4, 10, 0, 0, 9})
 			},
 			node:       nodeWithExtraAddress(node, corev1.NodeInternalIP, "10.0.0.9"),
 			wantReason: ReasonInvalidSignature,
 		},
 		{
 			name:        "wrong organization",
-			modify:      func(f *fixture) { f.request.Subject.Organization = []string{NodesGroup, "system:masters"} },
+			modify:      func(f *policytest.Fixture) { f.Request.Subject.Organization = []string{NodesGroup, "system:masters"} },
 			wantReason:  ReasonOrganizationMismatch,
 			wantMessage: `subject O ["system:nodes" "system:masters"] is not exactly ["system:nodes"]`,
 		},
 		{
 			name:       "missing organization",
-			modify:     func(f *fixture) { f.request.Subject.Organization = nil },
+			modify:     func(f *policytest.Fixture) { f.Request.Subject.Organization = nil },
 			wantReason: ReasonOrganizationMismatch,
 		},
 		{
@@ -271,7 +273,7 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name:       "node missing but the CSR is bad anyway",
-			modify:     func(f *fixture) { f.usages = usage(ds, ca) },
+			modify:     func(f *policytest.Fixture) { f.Usages = usage(ds, ca) },
 			noNode:     true,
 			wantReason: ReasonUsageNotAllowed,
 		},
@@ -282,7 +284,7 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name:        "node IP outside the allowed CIDRs",
-			modify:      func(f *fixture) { f.request.IPAddresses = ips("10.0.0.1", "54.1.2.3") },
+			modify:      func(f *policytest.Fixture) { f.Request.IPAddresses = ips("10.0.0.1", "54.1.2.3") },
 			policy:      Policy{AllowedCIDRs: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/16")}},
 			wantReason:  ReasonIPAddressOutsideAllowedCIDRs,
 			wantMessage: `IP SAN 54.1.2.3 is outside the allowed CIDRs [10.0.0.0/16]`,
@@ -293,8 +295,10 @@ func TestDecide(t *testing.T) {
 			wantApprove: true, wantReason: ReasonApproved,
 		},
 		{
-			name:        "node hostname not matching the regex",
-			modify:      func(f *fixture) { f.request.DNSNames = []string{testNode, "ec2-54-1-2-3.compute-1.amazonaws.com"} },
+			name: "node hostname not matching the regex",
+			modify: func(f *policytest.Fixture) {
+				f.Request.DNSNames = []string{policytest.Node, "ec2-54-1-2-3.compute-1.amazonaws.com"}
+			},
 			policy:      Policy{HostnameRegex: regexp.MustCompile(`^ip-[0-9-]+\.ec2\.internal$`)},
 			wantReason:  ReasonDNSNameRejectedByPolicy,
 			wantMessage: `DNS SAN "ec2-54-1-2-3.compute-1.amazonaws.com" does not match`,
@@ -308,66 +312,66 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name:        "client kubelet signer is ignored",
-			modify:      func(f *fixture) { f.signer = certificatesv1.KubeAPIServerClientKubeletSignerName },
+			modify:      func(f *policytest.Fixture) { f.Signer = certificatesv1.KubeAPIServerClientKubeletSignerName },
 			wantReason:  ReasonSignerNotHandled,
 			wantMessage: `signer "kubernetes.io/kube-apiserver-client-kubelet" is not "kubernetes.io/kubelet-serving"`,
 		},
 		{
 			name: "custom signer with an otherwise bad CSR is ignored",
-			modify: func(f *fixture) {
-				f.signer = "example.com/serving"
-				f.username = "system:serviceaccount:default:x"
+			modify: func(f *policytest.Fixture) {
+				f.Signer = "example.com/serving"
+				f.Username = "system:serviceaccount:default:x"
 			},
 			wantReason: ReasonSignerNotHandled,
 		},
 		{
 			name: "already approved",
-			modify: func(f *fixture) {
-				f.status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue}}
+			modify: func(f *policytest.Fixture) {
+				f.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue}}
 			},
 			wantReason:  ReasonAlreadyDecided,
 			wantMessage: "condition Approved",
 		},
 		{
 			name: "already denied",
-			modify: func(f *fixture) {
-				f.status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateDenied, Status: corev1.ConditionTrue}}
+			modify: func(f *policytest.Fixture) {
+				f.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateDenied, Status: corev1.ConditionTrue}}
 			},
 			wantReason:  ReasonAlreadyDecided,
 			wantMessage: "condition Denied",
 		},
 		{
 			name:       "already issued",
-			modify:     func(f *fixture) { f.status.Certificate = []byte("issued") },
+			modify:     func(f *policytest.Fixture) { f.Status.Certificate = []byte("issued") },
 			wantReason: ReasonAlreadyDecided,
 		},
 		{
 			name:        "request is not PEM",
-			modify:      func(f *fixture) { f.rawRequest = []byte("not a CSR") },
+			modify:      func(f *policytest.Fixture) { f.RawRequest = []byte("not a CSR") },
 			wantReason:  ReasonMalformedRequest,
 			wantMessage: "no PEM block",
 		},
 		{
 			name: "request is a PEM certificate",
-			modify: func(f *fixture) {
-				f.rawRequest = []byte("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
+			modify: func(f *policytest.Fixture) {
+				f.RawRequest = []byte("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
 			},
 			wantReason:  ReasonMalformedRequest,
 			wantMessage: `PEM block is not a CERTIFICATE REQUEST: got "CERTIFICATE"`,
 		},
 		{
 			name: "request with a second PEM block",
-			modify: func(f *fixture) {
-				one := signRequest(t, validFixture().request, nil)
-				f.rawRequest = append(one, one...)
+			modify: func(f *policytest.Fixture) {
+				one := policytest.SignRequest(t, policytest.ValidFixture().Request, nil, nil)
+				f.RawRequest = append(one, one...)
 			},
 			wantReason:  ReasonMalformedRequest,
 			wantMessage: "data after the CERTIFICATE REQUEST block",
 		},
 		{
 			name: "PEM block with garbage DER",
-			modify: func(f *fixture) {
-				f.rawRequest = []byte("-----BEGIN CERTIFICATE REQUEST-----\nAAAA\n-----END CERTIFICATE REQUEST-----\n")
+			modify: func(f *policytest.Fixture) {
+				f.RawRequest = []byte("-----BEGIN CERTIFICATE REQUEST-----\nAAAA\n-----END CERTIFICATE REQUEST-----\n")
 			},
 			wantReason:  ReasonMalformedRequest,
 			wantMessage: "invalid PKCS#10 request",
@@ -375,7 +379,7 @@ func TestDecide(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := validFixture()
+			f := policytest.ValidFixture()
 			if tc.modify != nil {
 				tc.modify(&f)
 			}
@@ -386,7 +390,7 @@ func TestDecide(t *testing.T) {
 			case tc.node != nil:
 				n = tc.node
 			}
-			got := Decide(newCSR(t, f), n, InventoryAnswer{}, tc.policy)
+			got := Decide(policytest.NewCSR(t, f), n, InventoryAnswer{}, tc.policy)
 			if got.Approve != tc.wantApprove || got.Reason != tc.wantReason {
 				t.Fatalf("Decide() = {Approve:%v Reason:%s}, want {Approve:%v Reason:%s}; message: %s",
 					got.Approve, got.Reason, tc.wantApprove, tc.wantReason, got.Message)

@@ -4,6 +4,8 @@ import (
 	"encoding/pem"
 	"slices"
 	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy/policytest"
 )
 
 // FuzzDecide feeds untrusted spec.request bytes to Decide. It must never
@@ -11,18 +13,18 @@ import (
 // correctly signed with a strong key and algorithm, names the node and
 // claims only the node's addresses.
 func FuzzDecide(f *testing.F) {
-	valid := validFixture()
-	f.Add(signRequest(f, valid.request, nil))
-	block, _ := pem.Decode(signRequest(f, valid.request, nil))
+	valid := policytest.ValidFixture()
+	f.Add(policytest.SignRequest(f, valid.Request, nil, nil))
+	block, _ := pem.Decode(policytest.SignRequest(f, valid.Request, nil, nil))
 	f.Add(block.Bytes)
 	f.Add([]byte("-----BEGIN CERTIFICATE REQUEST-----\n\n-----END CERTIFICATE REQUEST-----\n"))
 	f.Add([]byte{})
 
-	node := newNode(testNode)
+	node := policytest.NewNode(policytest.Node)
 	f.Fuzz(func(t *testing.T, request []byte) {
-		fx := validFixture()
-		fx.rawRequest = request
-		d := Decide(newCSR(t, fx), node, InventoryAnswer{}, Policy{})
+		fx := policytest.ValidFixture()
+		fx.RawRequest = request
+		d := Decide(policytest.NewCSR(t, fx), node, InventoryAnswer{}, Policy{})
 		if d.Reason == "" || d.Message == "" {
 			t.Fatalf("Decide() returned an empty reason or message: %+v", d)
 		}
@@ -42,7 +44,7 @@ func FuzzDecide(f *testing.F) {
 		if d := checkSignatureAlgorithm(&candidate{req: req}); d != nil {
 			t.Fatalf("approved a request with a weak signature: %s", d.Message)
 		}
-		if req.Subject.CommonName != NodeUserPrefix+testNode {
+		if req.Subject.CommonName != NodeUserPrefix+policytest.Node {
 			t.Fatalf("approved CN %q", req.Subject.CommonName)
 		}
 		for _, name := range req.DNSNames {
@@ -62,7 +64,7 @@ func FuzzDecide(f *testing.F) {
 // FuzzSANTags feeds raw subjectAltName extension values to the decoder
 // that looks for GeneralName types crypto/x509 ignores.
 func FuzzSANTags(f *testing.F) {
-	f.Add(otherNameSANExtension(f, testNode).Value)
+	f.Add(otherNameSANExtension(f, policytest.Node).Value)
 	f.Add([]byte{0x30, 0x00})
 	f.Add([]byte{0x30, 0x03, 0x82, 0x01, 'a'})
 	f.Fuzz(func(t *testing.T, der []byte) {

@@ -12,10 +12,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy/policytest"
 )
 
 // The CSRs under testdata/ hold keys Go refuses to create; they were made
-// with OpenSSL 3.0 for testNode with SANs DNS:testNode and IP:10.0.0.1:
+// with OpenSSL 3.0 for policytest.Node, with SANs DNS:policytest.Node and
+// IP:10.0.0.1:
 //
 //	openssl genrsa -out k 512
 //	openssl req -new -key k -subj "/O=system:nodes/CN=system:node:ip-10-0-0-1.ec2.internal" \
@@ -98,12 +101,12 @@ func TestDecideKeysAndSignatureAlgorithms(t *testing.T) {
 			wantMessage: "DSA keys are not allowed",
 		},
 	}
-	node := newNode(testNode)
+	node := policytest.NewNode(policytest.Node)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := validFixture()
-			f.key, f.request.SignatureAlgorithm, f.rawRequest = tc.key, tc.alg, tc.raw
-			got := Decide(newCSR(t, f), node, InventoryAnswer{}, Policy{})
+			f := policytest.ValidFixture()
+			f.Key, f.Request.SignatureAlgorithm, f.RawRequest = tc.key, tc.alg, tc.raw
+			got := Decide(policytest.NewCSR(t, f), node, InventoryAnswer{}, Policy{})
 			if got.Reason != tc.wantReason || got.Approve != (tc.wantReason == ReasonApproved) {
 				t.Fatalf("Decide() = {Approve:%v Reason:%s}, want reason %s; message: %s", got.Approve, got.Reason, tc.wantReason, got.Message)
 			}
