@@ -172,11 +172,15 @@ func checkRequester(c *candidate) *Decision {
 	return nil
 }
 
-// RequesterNodeName returns <name> from a username system:node:<name>, and
-// false for any other username.
+// RequesterNodeName returns <name> and true for a username
+// system:node:<name>, and "", false for any other username (system:node:
+// alone included).
 func RequesterNodeName(user string) (string, bool) {
 	name, ok := strings.CutPrefix(user, NodeUserPrefix)
-	return name, ok && name != ""
+	if !ok || name == "" {
+		return "", false
+	}
+	return name, true
 }
 
 func checkRequestParses(c *candidate) *Decision {
