@@ -1,6 +1,9 @@
 package decode
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // lineIndex maps the YAML parser's line and column numbers to the input's.
 //
@@ -21,10 +24,14 @@ type lineStart struct {
 
 // indexLines scans data once for the parser's line breaks.
 func indexLines(data []byte) lineIndex {
-	x := lineIndex{{end: len(data), line: 1}}
+	x := make(lineIndex, 1, bytes.Count(data, []byte{'\n'})+1) // lone breaks are rare
+	x[0] = lineStart{end: len(data), line: 1}
 	line, column := 1, 0 // where data[i] stands for an editor
 	for i := 0; i < len(data); {
-		width, editorBreak := lineBreak(data[i:])
+		width, editorBreak := 0, false
+		if c := data[i]; c == '\n' || c == '\r' || c == 0xC2 || c == 0xE2 {
+			width, editorBreak = lineBreak(data[i:])
+		}
 		if width == 0 {
 			if utf8.RuneStart(data[i]) {
 				column++
