@@ -12,9 +12,10 @@ import (
 	"os/exec"
 )
 
-// Command is `go build -trimpath [-tags tags] -o out pkg`, run in dir with
-// cgo disabled. Its environment is the caller's otherwise.
-func Command(ctx context.Context, dir, out, pkg, tags string) *exec.Cmd {
+// Build runs `go build -trimpath [-tags tags] -o out pkg` in dir with cgo
+// disabled (the caller's environment otherwise) and returns an error
+// holding the compiler's output when the build fails.
+func Build(ctx context.Context, dir, out, pkg, tags string) error {
 	args := []string{"build", "-trimpath"}
 	if tags != "" {
 		args = append(args, "-tags", tags)
@@ -22,13 +23,6 @@ func Command(ctx context.Context, dir, out, pkg, tags string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "go", append(args, "-o", out, pkg)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	return cmd
-}
-
-// Build runs Command and returns an error holding the compiler's output
-// when the build fails.
-func Build(ctx context.Context, dir, out, pkg, tags string) error {
-	cmd := Command(ctx, dir, out, pkg, tags)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%s: %w\n%s", cmd, err, b)
 	}
