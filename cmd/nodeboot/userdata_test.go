@@ -13,7 +13,7 @@ import (
 // nodeGroupFile has every NodeGroup field: cluster endpoint, CA and
 // service CIDR (so no EKS call is needed), m5.large (29 pods), spot, a
 // launch template, a label, a taint and kubelet settings.
-const nodeGroupFile = "../../internal/config/generate/testdata/nodegroup.yaml"
+const nodeGroupFile = "../../internal/author/generate/testdata/nodegroup.yaml"
 
 // labelsBy are the labels each producer's user data gives the node.
 var labelsBy = map[string][]string{
@@ -118,7 +118,7 @@ func assertNode(t *testing.T, root string, labels []string, karpenter bool) {
 // Karpenter user would: their NodeConfig sets taints and maxPods, which
 // Karpenter's part replaces; --strict turns that into exit 1.
 func TestMergePreviewNamesKarpenterOverrides(t *testing.T) {
-	user := "../../internal/config/provenance/testdata/karpenter-user.yaml"
+	user := "../../internal/author/provenance/testdata/karpenter-user.yaml"
 	args := []string{"userdata", "merge", "-f", nodeGroupFile, "--family", "al2023", "--as", "karpenter", user}
 	res := run(t, nil, args...)
 	if res.code != 0 {

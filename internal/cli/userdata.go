@@ -9,11 +9,11 @@ import (
 	"strings"
 
 	v1alpha1 "github.com/nodeboot/nodeboot/api/nodegroup/v1alpha1"
+	"github.com/nodeboot/nodeboot/internal/author/generate"
+	"github.com/nodeboot/nodeboot/internal/author/nodegroup"
+	"github.com/nodeboot/nodeboot/internal/author/provenance"
+	"github.com/nodeboot/nodeboot/internal/author/target"
 	"github.com/nodeboot/nodeboot/internal/config/diag"
-	"github.com/nodeboot/nodeboot/internal/config/generate"
-	"github.com/nodeboot/nodeboot/internal/config/nodegroup"
-	"github.com/nodeboot/nodeboot/internal/config/provenance"
-	"github.com/nodeboot/nodeboot/internal/config/target"
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
 )
 

@@ -10,8 +10,8 @@
 // settings beyond those. Unknown fields are errors; every problem names
 // its field and line.
 //
-// The types carry no behaviour; internal/config/nodegroup decodes and
-// checks them, internal/config/generate writes user data from them.
+// The types carry no behaviour; internal/author/nodegroup decodes and
+// checks them, internal/author/generate writes user data from them.
 // Complete example:
 //
 //	apiVersion: nodeboot.io/v1alpha1

@@ -11,7 +11,7 @@ import (
 	"github.com/nodeboot/nodeboot/internal/testing/golden"
 )
 
-// convertCorpus is internal/config/convert's golden corpus: what
+// convertCorpus is internal/author/convert's golden corpus: what
 // `nodeboot convert` writes for every case and target.
 const convertCorpus = "../../config/convert/testdata"
 

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/nodeboot/nodeboot/internal/config/convert"
+	"github.com/nodeboot/nodeboot/internal/author/convert"
 	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
 )

@@ -2,6 +2,8 @@ package bottlerocket
 
 import (
 	"strings"
+
+	"github.com/nodeboot/nodeboot/internal/config/tomlsyntax"
 )
 
 // keyPath is a TOML key path, one element per key segment:
@@ -35,58 +37,7 @@ func (p keyPath) String() string {
 		if i > 0 {
 			b.WriteByte('.')
 		}
-		b.WriteString(QuoteKey(seg))
+		b.WriteString(tomlsyntax.QuoteKey(seg))
 	}
-	return b.String()
-}
-
-// QuoteKey returns key as a TOML key: bare when it only holds A-Z a-z 0-9 _
-// and -, else a basic string.
-func QuoteKey(key string) string {
-	if isBareKey(key) {
-		return key
-	}
-	return QuoteString(key)
-}
-
-func isBareKey(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// QuoteString returns s as a TOML basic string ("…"), escaping quotes,
-// backslashes and control characters.
-func QuoteString(s string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f:
-			b.WriteString(`\u00`)
-			b.WriteByte(hex[r>>4])
-			b.WriteByte(hex[r&0xf])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
 	return b.String()
 }

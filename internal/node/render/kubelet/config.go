@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/utils/ptr"
 
+	"github.com/nodeboot/nodeboot/internal/config/clusterdns"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 	kubeletv1beta1 "github.com/nodeboot/nodeboot/internal/k8sapi/kubeletconfig/v1beta1"
 	metav1 "github.com/nodeboot/nodeboot/internal/k8sapi/meta/v1"
@@ -171,7 +172,7 @@ func userReservesCPUs(k hub.Kubelet) bool {
 	return false
 }
 
-// baseClusterDNS derives clusterDNS (see ClusterDNS). When nothing to
+// baseClusterDNS derives clusterDNS (see clusterdns.Address). When nothing to
 // derive it from is known but the user's drop-in sets clusterDNS, the base
 // file leaves it out instead of failing.
 func baseClusterDNS(p plan) ([]string, error) {
@@ -179,13 +180,13 @@ func baseClusterDNS(p plan) ([]string, error) {
 	var dns string
 	var err error
 	if cluster.CIDR == "" && cluster.IPFamily == "ipv6" {
-		err = fmt.Errorf("%w: IPv6 clusters need spec.cluster.cidr", ErrNoClusterDNSSource)
+		err = fmt.Errorf("%w: IPv6 clusters need spec.cluster.cidr", clusterdns.ErrNoClusterDNSSource)
 	} else {
-		dns, err = ClusterDNS(cluster.CIDR, p.cfg.Status.Instance.VPCIPv4CIDRs)
+		dns, err = clusterdns.Address(cluster.CIDR, p.cfg.Status.Instance.VPCIPv4CIDRs)
 	}
 	_, userSetsDNS := p.cfg.Spec.Kubelet.Config["clusterDNS"]
 	switch {
-	case errors.Is(err, ErrNoClusterDNSSource) && userSetsDNS:
+	case errors.Is(err, clusterdns.ErrNoClusterDNSSource) && userSetsDNS:
 		return nil, nil
 	case err != nil:
 		return nil, err

@@ -31,15 +31,6 @@ var (
 	ErrMissingClusterID = errors.New("cluster ID must be set for Outposts (spec.cluster.id)")
 	// ErrMissingAPIServerEndpoint means spec.cluster.apiServerEndpoint is empty.
 	ErrMissingAPIServerEndpoint = errors.New("API server endpoint is empty (spec.cluster.apiServerEndpoint)")
-	// ErrInvalidServiceCIDR means spec.cluster.cidr is not a CIDR, or a VPC
-	// CIDR block in status is not one.
-	ErrInvalidServiceCIDR = errors.New("invalid CIDR")
-	// ErrServiceCIDRTooSmall means the service CIDR has no room for the DNS
-	// address (network address + 10).
-	ErrServiceCIDRTooSmall = errors.New("service CIDR too small for the cluster DNS address")
-	// ErrNoClusterDNSSource means neither a service CIDR nor VPC CIDR blocks
-	// are known, so the cluster DNS address cannot be derived.
-	ErrNoClusterDNSSource = errors.New("cannot derive cluster DNS: no service CIDR (spec.cluster.cidr) and no VPC CIDR blocks (status.instance.vpcIPv4CIDRs)")
 	// ErrUnrepresentableFlag means a kubelet flag cannot be carried through
 	// the systemd environment file without being split or rewritten.
 	ErrUnrepresentableFlag = errors.New("kubelet flag cannot be passed through the systemd environment file")

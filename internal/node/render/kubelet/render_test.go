@@ -13,6 +13,7 @@ import (
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/nodeboot/nodeboot/internal/config/clusterdns"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 	"github.com/nodeboot/nodeboot/internal/node/render"
 )
@@ -61,15 +62,15 @@ func TestRenderErrors(t *testing.T) {
 		{"no endpoint", func(c *hub.NodeConfig, _ *Inputs) { c.Spec.Cluster.APIServerEndpoint = "" },
 			ErrMissingAPIServerEndpoint, "apiServerEndpoint"},
 		{"bad service cidr", func(c *hub.NodeConfig, _ *Inputs) { c.Spec.Cluster.CIDR = "10.100.0.0/33" },
-			ErrInvalidServiceCIDR, "10.100.0.0/33"},
+			clusterdns.ErrInvalidServiceCIDR, "10.100.0.0/33"},
 		{"no dns source", func(c *hub.NodeConfig, _ *Inputs) {
 			c.Spec.Cluster.CIDR = ""
 			c.Status.Instance.VPCIPv4CIDRs = nil
-		}, ErrNoClusterDNSSource, "spec.cluster.cidr"},
+		}, clusterdns.ErrNoClusterDNSSource, "spec.cluster.cidr"},
 		{"ipv6 without cidr", func(c *hub.NodeConfig, _ *Inputs) {
 			c.Spec.Cluster.CIDR = ""
 			c.Spec.Cluster.IPFamily = "ipv6"
-		}, ErrNoClusterDNSSource, "IPv6"},
+		}, clusterdns.ErrNoClusterDNSSource, "IPv6"},
 		{"unknown identity mode", func(c *hub.NodeConfig, _ *Inputs) { c.Spec.Identity.Mode = "IRSA" },
 			ErrUnknownIdentityMode, `"IRSA"`},
 		{"bootstrap token missing", func(c *hub.NodeConfig, _ *Inputs) { c.Spec.Identity.Mode = hub.IdentityBootstrapToken },
