@@ -48,6 +48,20 @@ type Config struct {
 	Hostname     string
 	IPv6s        []string
 	VPCCIDRs     []string
+	// IAM is the instance profile and the role credentials the instance
+	// serves; nil leaves AEMM's own (whose expiration is in the past).
+	IAM *IAMRole
+}
+
+// IAMRole is an instance profile's role as IMDS serves it: iam/info and
+// iam/security-credentials/ROLE.
+type IAMRole struct {
+	InstanceProfileARN, InstanceProfileID string
+	// RoleName is the role's name (no path), the last element of the
+	// credentials path.
+	RoleName                            string
+	AccessKeyID, SecretAccessKey, Token string
+	Expiration                          time.Time
 }
 
 // Defaults used for empty Config fields.

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"strings"
+	"time"
 )
 
 // macPathKeys are the AEMM metadata keys whose paths contain the MAC, with
@@ -43,7 +44,7 @@ func ConfigJSON(c Config) ([]byte, error) {
 	for key, leaf := range macPathKeys {
 		paths[key] = macBase + leaf
 	}
-	values := map[string]string{
+	values := map[string]any{
 		"instance-id":                 c.InstanceID,
 		"instance-type":               c.InstanceType,
 		"local-ipv4":                  c.LocalIPv4,
@@ -72,6 +73,9 @@ func ConfigJSON(c Config) ([]byte, error) {
 	if c.UserData == nil {
 		userdata["paths"] = map[string]string{"userdata": ""}
 	}
+	if c.IAM != nil {
+		addIAM(paths, values, *c.IAM)
+	}
 	doc := map[string]any{
 		"accountId":        "111122223333",
 		"architecture":     "x86_64",
@@ -89,4 +93,19 @@ func ConfigJSON(c Config) ([]byte, error) {
 		"dynamic":  map[string]any{"values": map[string]any{"instance-identity-document": doc}},
 		"userdata": userdata,
 	}, "", "  ")
+}
+
+// addIAM serves role's instance profile and credentials.
+func addIAM(paths map[string]string, values map[string]any, role IAMRole) {
+	paths["iam-security-credentials"] = "/latest/meta-data/iam/security-credentials/" + role.RoleName
+	values["iam-security-credentials-role"] = role.RoleName
+	values["iam-info"] = map[string]string{
+		"Code": "Success", "LastUpdated": time.Now().UTC().Format(time.RFC3339),
+		"InstanceProfileArn": role.InstanceProfileARN, "InstanceProfileId": role.InstanceProfileID,
+	}
+	values["iam-security-credentials"] = map[string]string{
+		"Code": "Success", "LastUpdated": time.Now().UTC().Format(time.RFC3339), "Type": "AWS-HMAC",
+		"AccessKeyId": role.AccessKeyID, "SecretAccessKey": role.SecretAccessKey, "Token": role.Token,
+		"Expiration": role.Expiration.UTC().Format(time.RFC3339),
+	}
 }

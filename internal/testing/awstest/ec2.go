@@ -343,3 +343,6 @@ func writeXML(w http.ResponseWriter, v any) {
 
 // requestID returns a fixed-format request ID; uniqueness does not matter here.
 func requestID() string { return "00000000-0000-4000-8000-000000000000" }
+
+// Handler serves the EC2 API (for a TLS front such as Hosts).
+func (s *EC2) Handler() http.Handler { return http.HandlerFunc(s.serve) }
