@@ -1,0 +1,96 @@
+package awsauth
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+)
+
+// The placeholders the authenticator renders in usernames and groups.
+const (
+	TplEC2PrivateDNSName = "{{EC2PrivateDNSName}}"
+	TplSessionName       = "{{SessionName}}"
+	TplSessionNameRaw    = "{{SessionNameRaw}}"
+	TplAccountID         = "{{AccountID}}"
+	TplAccessKeyID       = "{{AccessKeyID}}"
+)
+
+// knownPlaceholders are every placeholder the authenticator replaces.
+var knownPlaceholders = []string{TplEC2PrivateDNSName, TplSessionName, TplSessionNameRaw, TplAccountID, TplAccessKeyID}
+
+// instanceIDPattern is what a session name must look like for
+// {{EC2PrivateDNSName}} (the authenticator's instanceIDPattern).
+var instanceIDPattern = regexp.MustCompile(`^i-(\w{8}|\w{17})$`)
+
+// ErrNotInstanceSession is returned when {{EC2PrivateDNSName}} is rendered for
+// a session whose name is not an EC2 instance ID.
+var ErrNotInstanceSession = errors.New("SessionName did not contain an instance id")
+
+// Session is what the authenticator knows of a caller when it renders a
+// template.
+type Session struct {
+	AccountID, SessionName, AccessKeyID string
+	// PrivateDNSName resolves an instance ID through ec2:DescribeInstances;
+	// nil makes {{EC2PrivateDNSName}} fail.
+	PrivateDNSName func(instanceID string) (string, error)
+}
+
+// Render renders a username or group template as the authenticator does:
+// {{EC2PrivateDNSName}} needs an instance session and a DescribeInstances
+// answer, {{SessionName}} has '@' replaced by '-', {{SessionNameRaw}} not;
+// anything else in braces is left as it is.
+func Render(template string, s Session) (string, error) {
+	if strings.Contains(template, TplEC2PrivateDNSName) {
+		if !instanceIDPattern.MatchString(s.SessionName) {
+			return "", ErrNotInstanceSession
+		}
+		if s.PrivateDNSName == nil {
+			return "", errors.New("no EC2 API to resolve " + TplEC2PrivateDNSName)
+		}
+		name, err := s.PrivateDNSName(s.SessionName)
+		if err != nil {
+			return "", err
+		}
+		template = strings.ReplaceAll(template, TplEC2PrivateDNSName, name)
+	}
+	template = strings.ReplaceAll(template, TplAccountID, s.AccountID)
+	template = strings.ReplaceAll(template, TplSessionName, strings.ReplaceAll(s.SessionName, "@", "-"))
+	template = strings.ReplaceAll(template, TplSessionNameRaw, s.SessionName)
+	template = strings.ReplaceAll(template, TplAccessKeyID, s.AccessKeyID)
+	return template, nil
+}
+
+// UnknownPlaceholders returns the {{...}} in template the authenticator does
+// not replace (they stay in the username verbatim: a typo such as
+// {{EC2PrivateDnsName}} makes every node's name literally that).
+func UnknownPlaceholders(template string) []string {
+	var out []string
+	rest := template
+	for {
+		i := strings.Index(rest, "{{")
+		if i < 0 {
+			return out
+		}
+		j := strings.Index(rest[i:], "}}")
+		if j < 0 {
+			return append(out, rest[i:])
+		}
+		if p := rest[i : i+j+2]; !contains(knownPlaceholders, p) {
+			out = append(out, p)
+		}
+		rest = rest[i+j+2:]
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// IsInstanceID reports whether s looks like an EC2 instance ID the way the
+// authenticator checks session names.
+func IsInstanceID(s string) bool { return instanceIDPattern.MatchString(s) }
