@@ -141,7 +141,9 @@ func stsParams(r *http.Request, body []byte) (url.Values, error) {
 	return params, nil
 }
 
-func stsFault(status int, code, msg string) Fault { return Fault{Status: status, Code: code, Message: msg} }
+func stsFault(status int, code, msg string) Fault {
+	return Fault{Status: status, Code: code, Message: msg}
+}
 
 // authenticate checks the request's signature and returns its principal.
 func (s *STS) authenticate(r *http.Request, body []byte) (Principal, *Fault) {
