@@ -77,7 +77,8 @@ func (p ParseProblem) Error() string {
 // encoding/json, which skips a field of the wrong type but keeps the rest of
 // its entry; entries that fail validation are dropped; a YAML error, or a
 // value that is not a list, loses the whole key. Empty values and the
-// placeholders "", ” and “ are skipped. The authenticator then serves
+// placeholders of an empty string ("", two single quotes, two backquotes)
+// are skipped. The authenticator then serves
 // whatever was good, which Parse returns with every problem.
 func Parse(data map[string]string) (Map, []ParseProblem) {
 	var m Map
