@@ -88,11 +88,12 @@ func newBundle(inv Invocation, env Env, log *slog.Logger, report func(context.Co
 	a := newAgent(inv, env, log)
 	a.Metadata = imds.New(imds.Options{MaxAttempts: doctorIMDSAttempts})
 	return bundle.Bundle{
-		Root:     inv.Root,
-		Out:      inv.OutputPath,
-		Since:    inv.Since,
-		Commands: cmdrun.Exec{},
-		Report:   report,
+		Root:       inv.Root,
+		Out:        inv.OutputPath,
+		Since:      inv.Since,
+		RunTimeout: inv.Timeout,
+		Commands:   cmdrun.Exec{},
+		Report:     report,
 		UserData: func(ctx context.Context) ([]userdata.Document, error) {
 			in, err := a.Read(ctx, inv.Sources)
 			return in.Documents, err
@@ -102,7 +103,9 @@ func newBundle(inv Invocation, env Env, log *slog.Logger, report func(context.Co
 }
 
 func runBundle(ctx context.Context, inv Invocation, env Env, log *slog.Logger) error {
-	d := newDoctor(inv, env, log)
+	di := inv
+	di.Timeout = min(inv.Timeout, doctor.DefaultTimeout)
+	d := newDoctor(di, env, log)
 	res, err := newBundle(inv, env, log, d.Run).Write(ctx)
 	if err != nil {
 		return err
@@ -120,14 +123,16 @@ func runBundle(ctx context.Context, inv Invocation, env Env, log *slog.Logger) e
 // waitForJoin is the end of init's run phase: wait for the Node, else
 // diagnose and fail.
 func waitForJoin(ctx context.Context, inv Invocation, env Env, log *slog.Logger) error {
-	d := newDoctor(inv, env, log)
+	di := inv
+	di.Timeout = doctor.DefaultTimeout // init's --timeout bounds init, not its diagnosis
+	d := newDoctor(di, env, log)
 	w := joinwait.Waiter{
 		Timeout:    inv.RegistrationTimeout,
 		Registered: d.NodeRegistered,
 		Diagnose:   d.Run,
 		Bundle: func(ctx context.Context, rep doctor.Report) (string, error) {
 			b := inv
-			b.OutputPath, b.Since = bundle.DefaultPath, bundle.DefaultSince
+			b.OutputPath, b.Since, b.Timeout = bundle.DefaultPath, bundle.DefaultSince, bundle.DefaultRunTimeout
 			res, err := newBundle(b, env, log, func(context.Context) doctor.Report { return rep }).Write(ctx)
 			return res.Path, err
 		},

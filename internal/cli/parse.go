@@ -340,10 +340,13 @@ func parseBundle(args []string) (Invocation, error) {
 	addSources(fs, &inv)
 	fs.DurationVar(&inv.Since, "since", bundle.DefaultSince, "log window: logs of this long before now")
 	fs.StringVar(&inv.OutputPath, "out", bundle.DefaultPath, "where to write the bundle (a node path, under --root)")
+	fs.DurationVar(&inv.Timeout, "timeout", bundle.DefaultRunTimeout, "bound on the whole run (items not reached are listed as skipped)")
 	if err := finish(fs, &inv, args); err != nil {
 		return inv, err
 	}
 	switch {
+	case inv.Timeout <= 0:
+		return inv, fmt.Errorf("%w: --timeout %s: must be positive", ErrUsage, inv.Timeout)
 	case inv.Since <= 0:
 		return inv, fmt.Errorf("%w: --since %s: must be positive", ErrUsage, inv.Since)
 	case inv.OutputPath == "":
@@ -359,7 +362,7 @@ Usage:
   nodeboot init   [-c|--config-source URI]... [--config-cache PATH] [-s|--skip config|run]... [-d|--daemon NAME]... [--root DIR]
                   [--timeout 5m] [--registration-timeout D] [--strict]
   nodeboot doctor [-c URI]... [--root DIR] [-o text|json] [--timeout D]
-  nodeboot bundle [-c URI]... [--root DIR] [--since D] [--out PATH]
+  nodeboot bundle [-c URI]... [--root DIR] [--since D] [--out PATH] [--timeout D]
   nodeboot config check [-c URI]... [--root DIR] [-o text|json] [--timeout 5m]
         [--target eks-managed|karpenter|self-managed --family F [--node-group NODEGROUP.yaml]]
   nodeboot config dump  [-c URI]... [--root DIR] [-o yaml|json] [--timeout 5m]

@@ -108,6 +108,30 @@ func (d *Dir) CreateTemp(prefix string, perm os.FileMode) (*os.File, string, err
 	return nil, "", pathError("create", d.Join(prefix+"*"), unix.EEXIST)
 }
 
+// Scratch returns an unnamed file in d, open for reading and writing: it
+// has no name from the start (O_TMPFILE) or loses it at once (file
+// systems without O_TMPFILE), so nothing is left behind when the process
+// dies, and it takes its space on d's file system.
+func (d *Dir) Scratch() (*os.File, error) {
+	fd, err := unix.Openat(d.fd(), ".", unix.O_RDWR|unix.O_TMPFILE|unix.O_CLOEXEC, 0o600)
+	if err == nil {
+		return os.NewFile(uintptr(fd), d.Join("(scratch)")), nil
+	}
+	for range 100 {
+		name := ".nodeboot-scratch-" + randomSuffix()
+		fd, err := unix.Openat(d.fd(), name, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if errors.Is(err, unix.EEXIST) {
+			continue
+		}
+		if err != nil {
+			return nil, pathError("create", d.Join(name), err)
+		}
+		_ = unix.Unlinkat(d.fd(), name, 0)
+		return os.NewFile(uintptr(fd), d.Join(name)), nil
+	}
+	return nil, pathError("create", d.Join(".nodeboot-scratch-*"), unix.EEXIST)
+}
+
 // LinkTemp makes a new hard link of name under a fresh temporary name
 // (TempPrefix(name) followed by "old-" and random characters) and returns
 // that name. A symbolic link is linked itself, not followed.

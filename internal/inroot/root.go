@@ -143,6 +143,44 @@ func (r *Root) ReadFile(nodePath string, limit int64) ([]byte, error) {
 	return readRegular(f, nodePath, limit)
 }
 
+// OpenRegular opens the regular file nodePath for streaming reads
+// (symbolic links followed inside the root) and returns it with its
+// information. Anything but a regular file is refused with ErrNotRegular
+// after a look at it through an O_PATH handle: a named pipe, a socket or a
+// device is never opened for reading.
+func (r *Root) OpenRegular(nodePath string) (*os.File, fs.FileInfo, error) {
+	rel, err := Rel(nodePath)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := r.openPath(rel, 0)
+	if err != nil {
+		return nil, nil, pathError("open", nodePath, err)
+	}
+	fi, err := h.Stat()
+	h.Close()
+	if err != nil {
+		return nil, nil, pathError("stat", nodePath, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, pathError("open", nodePath, notRegular(fi.Mode()))
+	}
+	f, err := r.openRead(rel)
+	if err != nil {
+		return nil, nil, pathError("open", nodePath, err)
+	}
+	// Checked again on the file opened: the name may have been replaced
+	// in between (opening with O_NONBLOCK never waits on what replaced it).
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = notRegular(fi.Mode())
+		}
+		return nil, nil, pathError("open", nodePath, err)
+	}
+	return f, fi, nil
+}
+
 func pathError(op, nodePath string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

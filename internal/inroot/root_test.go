@@ -3,7 +3,9 @@ package inroot
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,6 +157,57 @@ func TestReadFileRefusesWhatCouldBlockOrExhaust(t *testing.T) {
 		defer d.Close()
 		if _, err := d.ReadFile("fifo", 100); !errors.Is(err, ErrNotRegular) {
 			t.Errorf("Dir.ReadFile(fifo): %v, want ErrNotRegular", err)
+		}
+	})
+}
+
+// TestOpenRegularRefusesSpecialFiles: a named pipe, a socket and a
+// device are refused without being opened for reading; a link out of the
+// root leads inside it.
+func TestOpenRegularRefusesSpecialFiles(t *testing.T) {
+	modes(t, func(t *testing.T) {
+		root := t.TempDir()
+		if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		l, err := net.Listen("unix", filepath.Join(root, "sock"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		outside := filepath.Join(t.TempDir(), "secret")
+		mustWrite(t, outside, "outside")
+		mustWrite(t, filepath.Join(root, strings.TrimPrefix(outside, "/")), "inside")
+		if err := os.Symlink(outside, filepath.Join(root, "link")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("/dev/null", filepath.Join(root, "null")); err != nil {
+			t.Fatal(err)
+		}
+		r := openRoot(t, root)
+		for name, want := range map[string]string{"/fifo": "named pipe", "/sock": "socket", "/dev/null": "", "/null": ""} {
+			done := make(chan error, 1)
+			go func() { _, _, err := r.OpenRegular(name); done <- err }()
+			select {
+			case err := <-done:
+				if err == nil || want != "" && (!errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), want)) {
+					t.Errorf("%s: %v, want a refusal naming %q", name, err, want)
+				}
+			case <-time.After(time.Minute): // only catches a hang
+				t.Fatalf("opening %s blocked", name)
+			}
+		}
+		f, _, err := r.OpenRegular("/link")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if b, _ := io.ReadAll(f); string(b) != "inside" {
+			t.Errorf("the link read %q, want the file inside the root", b)
+		}
+		host := openRoot(t, "/")
+		if _, _, err := host.OpenRegular("/dev/null"); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "character device") {
+			t.Errorf("/dev/null: %v, want a refusal naming a character device", err)
 		}
 	})
 }

@@ -4,15 +4,16 @@ import (
 	"archive/tar"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"time"
 
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
+	"github.com/nodeboot/nodeboot/internal/inroot"
 	"github.com/nodeboot/nodeboot/internal/node/cmdrun"
 	"github.com/nodeboot/nodeboot/internal/node/doctor"
 	"github.com/nodeboot/nodeboot/internal/node/redact"
@@ -122,35 +123,74 @@ type Result struct {
 }
 
 // Write collects everything and writes the archive atomically (a
-// temporary file renamed into place). It refuses to start when the target
-// file system has less than MinFreeBytes free.
+// temporary file renamed into place), every node path read and written
+// inside Root. It refuses to start when the target file system has less
+// than MinFreeBytes free. When ctx ends (a signal) or the run reaches
+// RunTimeout, the items not collected yet are listed as skipped and the
+// archive is still written; an interrupted run also returns an error.
 func (b Bundle) Write(ctx context.Context) (Result, error) {
 	b = b.withDefaults()
-	out := filepath.Join(b.Root, filepath.Clean("/"+b.Out))
-	dir := filepath.Dir(out)
-	if err := b.checkSpace(dir); err != nil {
+	out := filepath.Clean("/" + b.Out)
+	if err := b.checkSpace(filepath.Dir(filepath.Join(b.Root, out))); err != nil {
 		return Result{}, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return Result{}, fmt.Errorf("bundle directory: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, ".nodeboot-logs-*.tmp")
+	root, err := inroot.Open(b.Root)
 	if err != nil {
 		return Result{}, fmt.Errorf("bundle: %w", err)
 	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	res, err := b.writeArchive(ctx, tmp)
+	defer root.Close()
+	dir, err := root.MkdirAll(path.Dir(out), 0o755)
+	if err != nil {
+		return Result{}, fmt.Errorf("bundle directory: %w", err)
+	}
+	defer dir.Close()
+	res, err := b.writeIn(ctx, root, dir, path.Base(out))
+	if err != nil {
+		return Result{}, fmt.Errorf("write bundle %s: %w", b.Out, err)
+	}
+	res.Path = filepath.Join(b.Root, out)
+	if cause := ctx.Err(); cause != nil {
+		return res, fmt.Errorf("%w: a partial bundle was written to %s", cause, res.Path)
+	}
+	return res, nil
+}
+
+// writeIn writes the archive to a temporary file in dir, renamed to name.
+func (b Bundle) writeIn(ctx context.Context, root *inroot.Root, dir *inroot.Dir, name string) (Result, error) {
+	tmp, tmpName, err := dir.CreateTemp(inroot.TempPrefix(name), 0o600)
+	if err != nil {
+		return Result{}, err
+	}
+	defer func() { _ = dir.Remove(tmpName) }() // fails once renamed
+	raw, red, err := spools(dir)
+	if err != nil {
+		tmp.Close()
+		return Result{}, err
+	}
+	defer raw.f.Close()
+	defer red.f.Close()
+	res, err := b.writeArchive(ctx, tmp, &runner{b: b, root: root, raw: raw}, red)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), out)
+		err = dir.Rename(tmpName, name)
 	}
+	return res, err
+}
+
+// spools makes the two scratch files of a run, next to the bundle.
+func spools(dir *inroot.Dir) (raw, red *spool, err error) {
+	a, err := dir.Scratch()
 	if err != nil {
-		return Result{}, fmt.Errorf("write bundle %s: %w", b.Out, err)
+		return nil, nil, err
 	}
-	res.Path = out
-	return res, nil
+	b, err := dir.Scratch()
+	if err != nil {
+		a.Close()
+		return nil, nil, err
+	}
+	return &spool{f: a}, &spool{f: b}, nil
 }
 
 // checkSpace refuses to run below the free-space floor, measured on the
@@ -173,64 +213,32 @@ func (b Bundle) checkSpace(dir string) error {
 	return nil
 }
 
-func (b Bundle) writeArchive(ctx context.Context, w io.Writer) (Result, error) {
+// errRunLimit is the cause of the run's own deadline.
+var errRunLimit = errors.New("the run reached its time limit")
+
+// writeArchive collects everything into w: the doctor report, the
+// collectors, the user data, then the redactions and the manifest.
+func (b Bundle) writeArchive(ctx context.Context, w io.Writer, r *runner, red *spool) (Result, error) {
 	start := b.Now()
-	ctx, cancel := context.WithTimeout(ctx, b.RunTimeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, b.RunTimeout, fmt.Errorf("%w of %s", errRunLimit, b.RunTimeout))
 	defer cancel()
+	r.now, r.since = start, start.Add(-b.Since)
 	zw := gzip.NewWriter(w)
 	tw := tar.NewWriter(zw)
-	r := &runner{b: b, now: start, since: start.Add(-b.Since)}
-	a := &archive{tw: tw, now: start, maxTotal: b.MaxTotalBytes}
-	m := Manifest{Tool: b.Tool, Created: start.UTC(), Root: b.Root, Window: LogWindow{Since: r.since.UTC(), Until: start.UTC()},
-		Limits: Limits{CommandTimeout: b.commandTimeout().String(), RunTimeout: b.RunTimeout.String(),
-			MaxItemBytes: b.maxItem(), MaxTotalBytes: b.MaxTotalBytes, MinFreeBytes: b.MinFreeBytes}}
+	m := b.manifest(start, r.since)
+	a := &archive{tw: tw, now: start, since: r.since, maxItem: int64(b.maxItem()), maxTotal: int64(b.MaxTotalBytes), red: red, m: &m}
 	host := filepath.Clean(b.Root) == "/"
-	journal := host && b.hasJournal(ctx, r)
-	m.Logs = "files under /var/log: no systemd journal on this host (the window applies to timestamped lines)"
-	if journal {
-		m.Logs = "systemd journal"
-	}
+	journal := host && b.hasJournal(ctx)
+	m.Logs = logSource(journal)
 	if !host {
 		m.Notes = append(m.Notes, "host commands and the journal were not collected: --root is not /")
 	}
-	if b.Report != nil {
-		rep := b.Report(ctx)
-		m.Node = rep.Node
-		a.add(&m, KindReport, produced{name: "doctor/report.txt", data: rep.Text()})
-		js, err := rep.JSON()
-		a.add(&m, KindReport, produced{name: "doctor/report.json", data: js, err: err})
-	} else {
-		m.Notes = append(m.Notes, "no doctor report")
-	}
-	for _, c := range collectors(journal) {
-		if c.host && !host {
-			continue
-		}
-		if ctx.Err() != nil {
-			m.Items = append(m.Items, Item{Kind: c.kind, Error: "skipped: the run reached its time limit of " + b.RunTimeout.String()})
-			continue
-		}
-		for _, p := range c.run(ctx, r) {
-			a.add(&m, c.kind, p)
-		}
-	}
-	b.addUserData(ctx, a, &m)
+	b.addReport(ctx, a)
+	b.collect(ctx, a, r, collectors(journal), host)
+	b.addUserData(ctx, a)
 	m.Duration = b.Now().Sub(start).Round(time.Millisecond).String()
-	redactions := a.redactions
-	if redactions == nil {
-		redactions = []Redaction{}
-	}
-	for _, meta := range []struct {
-		name string
-		v    any
-	}{{"redactions.json", redactions}, {"manifest.json", m}} {
-		data, err := json.MarshalIndent(meta.v, "", "  ")
-		if err != nil {
-			return Result{}, err
-		}
-		if err := a.write(meta.name, append(data, '\n')); err != nil {
-			return Result{}, err
-		}
+	if err := a.meta(); err != nil {
+		return Result{}, err
 	}
 	if err := tw.Close(); err != nil {
 		return Result{}, err
@@ -238,81 +246,69 @@ func (b Bundle) writeArchive(ctx context.Context, w io.Writer) (Result, error) {
 	if err := zw.Close(); err != nil {
 		return Result{}, err
 	}
-	return Result{Manifest: m, Redactions: redactions}, nil
+	return Result{Manifest: m, Redactions: a.redactions}, nil
+}
+
+// manifest starts the manifest of a run that began at start.
+func (b Bundle) manifest(start, since time.Time) Manifest {
+	return Manifest{Tool: b.Tool, Created: start.UTC(), Root: b.Root, Window: LogWindow{Since: since.UTC(), Until: start.UTC()},
+		Limits: Limits{CommandTimeout: b.commandTimeout().String(), RunTimeout: b.RunTimeout.String(),
+			MaxItemBytes: b.maxItem(), MaxTotalBytes: b.MaxTotalBytes, MinFreeBytes: b.MinFreeBytes, MaxLineBytes: redact.MaxLine}}
+}
+
+func logSource(journal bool) string {
+	if journal {
+		return "systemd journal"
+	}
+	return "files under /var/log: no systemd journal on this host (the window applies to timestamped lines)"
+}
+
+// addReport adds the doctor's report, as text and JSON.
+func (b Bundle) addReport(ctx context.Context, a *archive) {
+	if b.Report == nil {
+		a.m.Notes = append(a.m.Notes, "no doctor report")
+		return
+	}
+	start := time.Now()
+	rep := b.Report(ctx)
+	a.m.Node = rep.Node
+	a.add(ctx, KindReport, entry{name: "doctor/report.txt", body: bytesReader(rep.Text()), start: start})
+	js, err := rep.JSON()
+	a.add(ctx, KindReport, entry{name: "doctor/report.json", body: bytesReader(js), err: err, start: start})
+}
+
+// collect runs the collectors in order; once ctx is done, the rest are
+// listed as skipped, with why.
+func (b Bundle) collect(ctx context.Context, a *archive, r *runner, cs []collector, host bool) {
+	for _, c := range cs {
+		if c.host && !host {
+			continue
+		}
+		if ctx.Err() != nil {
+			a.m.Items = append(a.m.Items, Item{Kind: c.kind, Error: "skipped: " + context.Cause(ctx).Error()})
+			continue
+		}
+		c.run(ctx, r, func(e entry) { a.add(ctx, c.kind, e) })
+	}
 }
 
 // addUserData adds each document of the config sources, decoded and
 // redacted (never the raw user data, whose encoded parts could hide a
 // secret from the redactor).
-func (b Bundle) addUserData(ctx context.Context, a *archive, m *Manifest) {
+func (b Bundle) addUserData(ctx context.Context, a *archive) {
 	if b.UserData == nil {
 		return
 	}
 	start := time.Now()
 	docs, err := b.UserData(ctx)
 	if err != nil {
-		a.add(m, KindUserData, produced{err: err, took: time.Since(start), source: "config sources"})
+		a.add(ctx, KindUserData, entry{err: err, start: start, source: "config sources"})
 		return
 	}
 	for i, d := range docs {
-		a.add(m, KindUserData, produced{name: fmt.Sprintf("userdata/%02d-%s.txt", i+1, safeName(string(d.Format))),
-			source: d.Source.String() + " (read as " + string(d.Format) + ")", data: d.Data})
+		a.add(ctx, KindUserData, entry{name: fmt.Sprintf("userdata/%02d-%s.txt", i+1, safeName(string(d.Format))),
+			source: d.Source.String() + " (read as " + string(d.Format) + ")", body: bytesReader(d.Data), start: start})
 	}
-}
-
-// archive writes redacted entries and keeps the totals.
-type archive struct {
-	tw         *tar.Writer
-	now        time.Time
-	total      int
-	maxTotal   int
-	redactions []Redaction
-}
-
-// add redacts p, writes it (unless empty or over the total limit) and
-// records it in the manifest.
-func (a *archive) add(m *Manifest, kind string, p produced) {
-	it := Item{Kind: kind, Source: p.source, Command: p.command, ExitCode: p.exitCode, Truncated: p.truncated,
-		DurationMS: float64(p.took.Microseconds()) / 1000, Note: p.note}
-	if p.err != nil {
-		it.Error = p.err.Error()
-	}
-	if p.data != nil && p.name != "" {
-		data, findings := redact.Bytes(p.data)
-		if room := a.maxTotal - a.total; len(data) > room {
-			data, it.Truncated = data[:max(room, 0)], true
-			it.Note = joinNote(it.Note, "cut at the bundle's size limit")
-		}
-		if len(data) > 0 || p.err == nil {
-			if err := a.write(p.name, data); err != nil {
-				it.Error = joinNote(it.Error, err.Error())
-			} else {
-				it.Name, it.Size = archiveDir+p.name, len(data)
-				a.total += len(data)
-			}
-		}
-		it.Redactions = len(findings)
-		for _, f := range findings {
-			a.redactions = append(a.redactions, Redaction{Item: archiveDir + p.name, Finding: f})
-		}
-	}
-	m.Items = append(m.Items, it)
-}
-
-func (a *archive) write(name string, data []byte) error {
-	hdr := &tar.Header{Name: archiveDir + name, Mode: 0o644, Size: int64(len(data)), ModTime: a.now, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
-	if err := a.tw.WriteHeader(hdr); err != nil {
-		return err
-	}
-	_, err := a.tw.Write(data)
-	return err
-}
-
-func joinNote(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + "; " + b
 }
 
 // safeName keeps letters, digits, '.', '-' and '_' of s.
@@ -332,8 +328,8 @@ func safeName(s string) string {
 // hasJournal reports whether this host was booted with systemd (so its
 // services log to the journal; a /var/log/journal directory alone proves
 // nothing) and journalctl can read it.
-func (b Bundle) hasJournal(ctx context.Context, r *runner) bool {
-	if _, err := os.Stat(r.path("/run/systemd/system")); err != nil {
+func (b Bundle) hasJournal(ctx context.Context) bool {
+	if _, err := os.Stat(filepath.Join(b.Root, "run/systemd/system")); err != nil {
 		return false
 	}
 	res := b.Commands.Run(ctx, cmdrun.Cmd{Name: "journalctl", Args: []string{"--version"}, Timeout: b.commandTimeout()})

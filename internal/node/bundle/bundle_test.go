@@ -17,6 +17,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
+	"github.com/nodeboot/nodeboot/internal/inroot"
 	"github.com/nodeboot/nodeboot/internal/node/cmdrun"
 	"github.com/nodeboot/nodeboot/internal/node/doctor"
 	"github.com/nodeboot/nodeboot/internal/testing/pkitest"
@@ -260,23 +261,42 @@ func (s *scriptRunner) Run(_ context.Context, c cmdrun.Cmd) cmdrun.Result {
 }
 
 func TestHostCollectors(t *testing.T) {
-	r := &runner{b: Bundle{Commands: &scriptRunner{}, Root: "/"}.withDefaults(), now: time.Now(), since: time.Now().Add(-time.Hour)}
+	run := &scriptRunner{}
+	b := Bundle{Commands: run, Root: "/"}.withDefaults()
+	dir, err := inroot.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	d, err := dir.Dir("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _, err := spools(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{b: b, raw: raw, now: time.Now(), since: time.Now().Add(-time.Hour)}
 	for _, c := range collectors(true) {
 		if !c.host {
 			continue
 		}
-		for _, p := range c.run(context.Background(), r) {
+		c.run(context.Background(), r, func(p entry) {
+			var data []byte
+			if p.body != nil {
+				data, _ = io.ReadAll(p.body)
+			}
 			switch {
-			case p.command == "iptables-save" && (p.exitCode == nil || *p.exitCode != 1 || !strings.Contains(string(p.data), "--- standard error ---\niptables-save: permission denied")):
-				t.Errorf("iptables item %+v", p)
+			case p.command == "iptables-save" && (p.exitCode == nil || *p.exitCode != 1 || !strings.Contains(string(data), "--- standard error ---\niptables-save: permission denied")):
+				t.Errorf("iptables item %+v: %q", p, data)
 			case strings.HasPrefix(p.command, "crictl") && (p.err == nil || p.exitCode != nil):
 				t.Errorf("crictl item %+v", p)
 			case strings.HasPrefix(p.command, "journalctl") && !strings.Contains(p.command, "--since @"):
 				t.Errorf("journal item without the window: %s", p.command)
 			}
-		}
+		})
 	}
-	seen := strings.Join(r.b.Commands.(*scriptRunner).seen, "\n")
+	seen := strings.Join(run.seen, "\n")
 	for _, want := range []string{"journalctl --no-pager -o short-iso-precise --since @", "-u kubelet.service", "-u containerd.service", "-u nodeboot-run.service", " -k",
 		"ps -eo pid,ppid,user,stat,etime,rss,comm", "ip route show table all", "ctr --address /run/containerd/containerd.sock -n k8s.io containers ls"} {
 		if !strings.Contains(seen, want) {
@@ -305,7 +325,7 @@ func TestHasJournal(t *testing.T) {
 		{"not booted with systemd", notBooted, &scriptRunner{}, false},
 	} {
 		b := Bundle{Root: tc.root, Commands: tc.run}.withDefaults()
-		if got := b.hasJournal(context.Background(), &runner{b: b}); got != tc.want {
+		if got := b.hasJournal(context.Background()); got != tc.want {
 			t.Errorf("%s: hasJournal = %v", tc.name, got)
 		}
 	}

@@ -6,176 +6,207 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/nodeboot/nodeboot/internal/inroot"
 	"github.com/nodeboot/nodeboot/internal/node/cmdrun"
 )
 
-// produced is one collected entry, before redaction.
-type produced struct {
-	name      string
-	source    string
-	command   string
-	exitCode  *int
-	data      []byte
-	truncated bool
-	err       error
-	note      string
-	took      time.Duration
-}
+// maxGlobMatches bounds the files one pattern collects.
+const maxGlobMatches = 200
 
-// collector produces one or more entries of one kind.
+// collector produces the entries of one kind, handing each to emit as it
+// comes (emit streams it into the archive before the next is opened).
 type collector struct {
 	kind string
 	// host marks collectors that describe the running host (commands,
 	// journal): they run only with --root /.
 	host bool
-	run  func(ctx context.Context, r *runner) []produced
+	run  func(ctx context.Context, r *runner, emit func(entry))
 }
 
 // runner is the state of one bundle run shared by the collectors.
 type runner struct {
 	b     Bundle
+	root  *inroot.Root
 	since time.Time
 	now   time.Time
+	// raw receives a command's standard output.
+	raw *spool
 }
 
-// path maps a node path under the root.
+// path maps a node path to the host (for statfs only: every read goes
+// through root).
 func (r *runner) path(nodePath string) string {
 	return filepath.Join(r.b.Root, filepath.Clean("/"+nodePath))
 }
 
-// file reads a node file whole (up to the item limit, its start kept).
-func file(kind, nodePath, name string) collector {
-	return collector{kind: kind, run: func(_ context.Context, r *runner) []produced {
-		return []produced{r.readFile(nodePath, name, false)}
-	}}
-}
-
-// readFile reads nodePath; tail keeps the end of a file over the limit.
-func (r *runner) readFile(nodePath, name string, tail bool) produced {
-	p := produced{name: name, source: nodePath}
-	start := time.Now()
-	defer func() { p.took = time.Since(start) }()
-	f, err := os.Open(r.path(nodePath))
-	if err != nil {
-		p.err = notPresent(err)
-		return p
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		p.err = err
-		return p
-	}
-	if st.IsDir() {
-		p.err = errors.New("is a directory")
-		return p
-	}
-	limit := int64(r.b.maxItem())
-	if st.Size() > limit && tail {
-		if _, err := f.Seek(-limit, io.SeekEnd); err != nil {
-			p.err = err
-			return p
-		}
-	}
-	p.data, p.err = io.ReadAll(io.LimitReader(f, limit))
-	p.truncated = st.Size() > limit
-	return p
+// open opens a node file for streaming: a regular file only, symbolic
+// links followed inside the root.
+func (r *runner) open(nodePath string) (*os.File, fs.FileInfo, error) {
+	f, fi, err := r.root.OpenRegular(nodePath)
+	return f, fi, notPresent(err)
 }
 
 func notPresent(err error) error {
-	if errors.Is(err, os.ErrNotExist) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return errors.New("not present")
+	case errors.Is(err, inroot.ErrNotRegular):
+		return fmt.Errorf("refused: %w", err)
 	}
 	return err
 }
 
-// glob collects every file matching a node path pattern, under prefix.
-func glob(kind, pattern, prefix string) collector {
-	return collector{kind: kind, run: func(_ context.Context, r *runner) []produced {
-		matches, _ := filepath.Glob(r.path(pattern))
-		sort.Strings(matches)
-		var out []produced
-		for _, m := range matches {
-			rel, err := filepath.Rel(r.path("/"), m)
-			if err != nil {
-				continue
-			}
-			nodePath := "/" + rel
-			if st, err := os.Stat(m); err != nil || st.IsDir() {
-				continue
-			}
-			out = append(out, r.readFile(nodePath, prefix+nodePath, false))
-		}
-		return out
+// file collects a node file (its start, up to the item limit).
+func file(kind, nodePath, name string) collector {
+	return collector{kind: kind, run: func(_ context.Context, r *runner, emit func(entry)) {
+		r.emitFile(nodePath, name, false, emit)
 	}}
+}
+
+// emitFile streams nodePath; tail keeps the end of a file over the item
+// limit and applies the log window.
+func (r *runner) emitFile(nodePath, name string, tail bool, emit func(entry)) {
+	e := entry{name: name, source: nodePath, start: time.Now(), window: tail}
+	f, fi, err := r.open(nodePath)
+	if err != nil {
+		e.err = err
+		emit(e)
+		return
+	}
+	defer f.Close()
+	limit := int64(r.b.maxItem())
+	if e.truncated = fi.Size() > limit; e.truncated && tail {
+		if _, err := f.Seek(-limit, io.SeekEnd); err != nil {
+			e.err = err
+			emit(e)
+			return
+		}
+		e.cutStart = true
+	}
+	e.body = f
+	emit(e)
+}
+
+// glob collects every regular file matching a node path pattern (the
+// pattern in its last element only), under prefix.
+func glob(kind, pattern, prefix string) collector {
+	return collector{kind: kind, run: func(_ context.Context, r *runner, emit func(entry)) {
+		names, more := r.matches(pattern)
+		for _, nodePath := range names {
+			r.emitFile(nodePath, prefix+nodePath, false, emit)
+		}
+		if more > 0 {
+			emit(entry{source: pattern, note: fmt.Sprintf("%d more files match; not collected", more)})
+		}
+	}}
+}
+
+// matches lists the node paths matching pattern, sorted, without
+// directories, at most maxGlobMatches (and how many more there were).
+func (r *runner) matches(pattern string) ([]string, int) {
+	dir, base := path.Split(pattern)
+	d, err := r.root.Dir(path.Clean(dir))
+	if err != nil {
+		return nil, 0
+	}
+	defer d.Close()
+	entries, err := d.ReadDir()
+	if err != nil {
+		return nil, 0
+	}
+	var out []string
+	for _, e := range entries {
+		if ok, _ := path.Match(base, e.Name()); ok && !e.IsDir() {
+			out = append(out, d.Join(e.Name()))
+		}
+	}
+	slices.Sort(out)
+	if len(out) > maxGlobMatches {
+		return out[:maxGlobMatches], len(out) - maxGlobMatches
+	}
+	return out, 0
 }
 
 // logFile collects the window of a log file (its end, over the limit).
 func logFile(nodePath, name string) collector {
-	return collector{kind: KindLog, run: func(_ context.Context, r *runner) []produced {
-		p := r.readFile(nodePath, name, true)
-		if p.err == nil {
-			var dropped int
-			p.data, dropped = Window(p.data, r.since, r.now)
-			p.note = fmt.Sprintf("lines before %s dropped: %d", r.since.UTC().Format(time.RFC3339), dropped)
-		}
-		return []produced{p}
+	return collector{kind: KindLog, run: func(_ context.Context, r *runner, emit func(entry)) {
+		r.emitFile(nodePath, name, true, emit)
 	}}
 }
 
 // command runs argv on the host (only with --root /).
 func command(kind, name string, argv ...string) collector {
-	return collector{kind: kind, host: true, run: func(ctx context.Context, r *runner) []produced {
-		return []produced{r.command(ctx, name, cmdrun.Cmd{Name: argv[0], Args: argv[1:]})}
+	return collector{kind: kind, host: true, run: func(ctx context.Context, r *runner, emit func(entry)) {
+		emit(r.command(ctx, name, cmdrun.Cmd{Name: argv[0], Args: argv[1:]}))
 	}}
 }
 
-// command runs c bounded by the per-command limit; standard error follows
-// standard output under a marker.
-func (r *runner) command(ctx context.Context, name string, c cmdrun.Cmd) produced {
-	c.Timeout = r.b.commandTimeout()
-	if c.MaxOutput == 0 {
-		c.MaxOutput = r.b.maxItem()
+// stderrBound bounds a command's standard error, kept in memory.
+const stderrBound = 1 << 20
+
+// command runs c bounded by the per-command limit, its standard output
+// streamed into the raw spool (its end kept with c.KeepTail); standard
+// error follows standard output under a marker.
+func (r *runner) command(ctx context.Context, name string, c cmdrun.Cmd) entry {
+	e := entry{name: name, command: c.String(), start: time.Now()}
+	if err := r.raw.reset(int64(r.b.maxItem()), c.KeepTail); err != nil {
+		e.err = err
+		return e
 	}
+	c.Timeout, c.MaxOutput, c.Stdout = r.b.commandTimeout(), stderrBound, r.raw
 	res := r.b.Commands.Run(ctx, c)
-	p := produced{name: name, command: c.String(), data: res.Stdout, truncated: res.Truncated, err: res.Err, took: res.Duration}
+	if len(res.Stdout) > 0 { // a runner that does not stream
+		_, _ = r.raw.Write(res.Stdout)
+	}
+	e.err = res.Err
 	if res.Err == nil || res.ExitCode >= 0 {
 		code := res.ExitCode
-		p.exitCode = &code
+		e.exitCode = &code
 	}
+	body := r.raw.reader()
+	e.truncated, e.cutStart = r.raw.dropped || res.Truncated, c.KeepTail && r.raw.dropped
 	if len(res.Stderr) > 0 {
-		p.data = append(append(bytes.Clone(p.data), "\n--- standard error ---\n"...), res.Stderr...)
+		body = io.MultiReader(body, strings.NewReader("\n--- standard error ---\n"), bytes.NewReader(res.Stderr))
 	}
-	return p
+	e.body = body
+	return e
 }
 
 // journal collects one unit's journal for the window.
 func journal(unit, name string) collector {
-	return collector{kind: KindLog, host: true, run: func(ctx context.Context, r *runner) []produced {
+	return collector{kind: KindLog, host: true, run: func(ctx context.Context, r *runner, emit func(entry)) {
 		args := []string{"--no-pager", "-o", "short-iso-precise", "--since", "@" + fmt.Sprint(r.since.Unix())}
 		if unit == "kernel" {
 			args = append(args, "-k")
 		} else {
 			args = append(args, "-u", unit)
 		}
-		return []produced{r.command(ctx, name, cmdrun.Cmd{Name: "journalctl", Args: args, KeepTail: true})}
+		emit(r.command(ctx, name, cmdrun.Cmd{Name: "journalctl", Args: args, KeepTail: true}))
 	}}
 }
 
 // generated produces an entry computed in Go.
 func generated(kind, name string, fn func(r *runner) ([]byte, error)) collector {
-	return collector{kind: kind, run: func(_ context.Context, r *runner) []produced {
+	return collector{kind: kind, run: func(_ context.Context, r *runner, emit func(entry)) {
 		start := time.Now()
 		data, err := fn(r)
-		return []produced{{name: name, data: data, err: err, took: time.Since(start)}}
+		e := entry{name: name, err: err, start: start}
+		if data != nil {
+			e.body = bytes.NewReader(data)
+		}
+		emit(e)
 	}}
 }
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 
 // sysctls are the kernel settings worth seeing next to a node problem.
 var sysctls = []string{
@@ -189,7 +220,7 @@ var sysctls = []string{
 func readSysctls(r *runner) ([]byte, error) {
 	var b strings.Builder
 	for _, s := range sysctls {
-		v, err := os.ReadFile(r.path("/proc/sys/" + s))
+		v, err := r.root.ReadFile("/proc/sys/"+s, 4096)
 		value := strings.TrimSpace(string(v))
 		if err != nil {
 			value = "(" + notPresent(err).Error() + ")"

@@ -4,7 +4,6 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -54,15 +53,31 @@ var systemFiles = []string{"/proc/version", "/etc/os-release", "/proc/cmdline", 
 // collectors lists everything a bundle holds, in archive order.
 func collectors(journal bool) []collector {
 	var cs []collector
+	cs = append(cs, logCollectors(journal)...)
+	cs = append(cs, configCollectors()...)
+	cs = append(cs, systemCollectors()...)
+	return append(cs, runtimeCollectors()...)
+}
+
+// logCollectors read the journal's units, or without one the log files.
+func logCollectors(journal bool) []collector {
+	var cs []collector
 	if journal {
 		for _, u := range journalUnits {
 			cs = append(cs, journalCollector(u))
 		}
-	} else {
-		for _, p := range logFiles {
-			cs = append(cs, logFile(p, "logs"+p))
-		}
+		return cs
 	}
+	for _, p := range logFiles {
+		cs = append(cs, logFile(p, "logs"+p))
+	}
+	return cs
+}
+
+// configCollectors read the rendered configuration and the agent's state,
+// and the kubelet's certificates without their keys.
+func configCollectors() []collector {
+	var cs []collector
 	for _, p := range configFiles {
 		cs = append(cs, file(KindConfig, p, "config"+p))
 	}
@@ -72,10 +87,16 @@ func collectors(journal bool) []collector {
 	for _, c := range kubeletCerts {
 		cs = append(cs, generated(KindConfig, "config/var/lib/kubelet/pki/"+strings.TrimSuffix(c, ".pem")+".crt.txt", certificatesOnly("/var/lib/kubelet/pki/"+c)))
 	}
+	return cs
+}
+
+// systemCollectors read system facts from files and host commands.
+func systemCollectors() []collector {
+	var cs []collector
 	for _, p := range systemFiles {
 		cs = append(cs, file(KindSystem, p, "system"+p))
 	}
-	cs = append(cs,
+	return append(cs,
 		generated(KindSystem, "system/cgroup-version.txt", cgroupVersion),
 		generated(KindSystem, "system/sysctls.txt", readSysctls),
 		command(KindSystem, "system/uname.txt", "uname", "-a"),
@@ -91,6 +112,12 @@ func collectors(journal bool) []collector {
 		// Process names only: command lines and environments hold secrets.
 		command(KindSystem, "system/processes.txt", "ps", "-eo", "pid,ppid,user,stat,etime,rss,comm"),
 		command(KindSystem, "system/failed-units.txt", "systemctl", "list-units", "--failed", "--no-pager"),
+	)
+}
+
+// runtimeCollectors ask containerd (ctr) and the CRI (crictl).
+func runtimeCollectors() []collector {
+	return []collector{
 		command(KindRuntime, "runtime/ctr-version.txt", "ctr", "--address", criSocket, "version"),
 		command(KindRuntime, "runtime/ctr-plugins.txt", "ctr", "--address", criSocket, "plugins", "ls"),
 		command(KindRuntime, "runtime/ctr-containers.txt", "ctr", "--address", criSocket, "-n", "k8s.io", "containers", "ls"),
@@ -99,8 +126,7 @@ func collectors(journal bool) []collector {
 		command(KindRuntime, "runtime/crictl-pods.txt", "crictl", "pods"),
 		command(KindRuntime, "runtime/crictl-ps.txt", "crictl", "ps", "-a"),
 		command(KindRuntime, "runtime/crictl-info.txt", "crictl", "info"),
-	)
-	return cs
+	}
 }
 
 func journalCollector(unit string) collector {
@@ -108,11 +134,14 @@ func journalCollector(unit string) collector {
 	return journal(unit, name)
 }
 
+// maxCertFile bounds a certificate file read whole.
+const maxCertFile = 1 << 20
+
 // certificatesOnly summarises and copies the CERTIFICATE blocks of a PEM
 // file, leaving every other block (the private key) out.
 func certificatesOnly(nodePath string) func(r *runner) ([]byte, error) {
 	return func(r *runner) ([]byte, error) {
-		data, err := os.ReadFile(r.path(nodePath))
+		data, err := r.root.ReadFile(nodePath, maxCertFile)
 		if err != nil {
 			return nil, notPresent(err)
 		}

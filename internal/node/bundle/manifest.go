@@ -22,6 +22,10 @@ type Manifest struct {
 	Limits Limits   `json:"limits"`
 	Notes  []string `json:"notes,omitempty"`
 	Items  []Item   `json:"items"`
+	// RedactionsListed and RedactionsTotal count the masked values listed
+	// in redactions.json (at most maxListedRedactions) and in all.
+	RedactionsListed int `json:"redactionsListed"`
+	RedactionsTotal  int `json:"redactionsTotal"`
 }
 
 // LogWindow is the log window of a bundle.
@@ -37,6 +41,9 @@ type Limits struct {
 	MaxItemBytes   int    `json:"maxItemBytes"`
 	MaxTotalBytes  int    `json:"maxTotalBytes"`
 	MinFreeBytes   uint64 `json:"minFreeBytes"`
+	// MaxLineBytes is the longest line scanned; a file with a longer one
+	// is withheld.
+	MaxLineBytes int `json:"maxLineBytes"`
 }
 
 // Item is one collected entry.
@@ -56,6 +63,11 @@ type Item struct {
 	Truncated bool `json:"truncated"`
 	// Redactions counts the values masked in it.
 	Redactions int `json:"redactions"`
+	// Withheld is set when the item was left out because it could not be
+	// scanned for secrets within the bounds (binary data, a line over
+	// 4 MiB, gzip that does not inflate within the item limit); Error says
+	// why. Nothing of it is in the archive.
+	Withheld bool `json:"withheld,omitempty"`
 	// Error says why the item is missing or incomplete.
 	Error string `json:"error,omitempty"`
 	// Note adds what a reader needs (window applied, lines dropped).

@@ -1,7 +1,10 @@
 package bundle
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
+	"io"
 	"time"
 )
 
@@ -14,27 +17,70 @@ import (
 // timestamp are kept. Timestamps without a year are placed in the year
 // that puts them at or before now. It is pure.
 func Window(data []byte, since, now time.Time) (kept []byte, dropped int) {
-	if since.IsZero() {
-		return data, 0
+	w := newWindowReader(bytes.NewReader(data), since, now)
+	out, _ := io.ReadAll(w)
+	return out, w.dropped
+}
+
+// windowReader streams the lines of a log that Window keeps.
+type windowReader struct {
+	src        *bufio.Reader
+	since, now time.Time
+	keep       bool
+	dropped    int
+	pending    []byte // kept bytes not yet returned
+	err        error
+	// inLongLine is set while the rest of a line longer than the buffer
+	// comes; longLineKept says whether its start was kept.
+	inLongLine, longLineKept bool
+}
+
+func newWindowReader(r io.Reader, since, now time.Time) *windowReader {
+	return &windowReader{src: bufio.NewReaderSize(r, 64<<10), since: since, now: now, keep: true}
+}
+
+// Read returns kept lines; a line longer than the buffer is passed through
+// in pieces, kept or dropped whole by its start.
+func (w *windowReader) Read(p []byte) (int, error) {
+	for len(w.pending) == 0 {
+		if w.err != nil {
+			return 0, w.err
+		}
+		w.next()
 	}
-	var out bytes.Buffer
-	keep := true
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line = data[:i+1]
+	n := copy(p, w.pending)
+	w.pending = w.pending[n:]
+	return n, nil
+}
+
+// next reads one line (or piece of a long one) into pending, if kept.
+func (w *windowReader) next() {
+	line, err := w.src.ReadSlice('\n')
+	full := !errors.Is(err, bufio.ErrBufferFull)
+	if full && err != nil {
+		w.err = err
+	}
+	if w.inLongLine {
+		if w.longLineKept {
+			w.pending = line
 		}
-		data = data[len(line):]
-		if t, ok := lineTime(line, since.Location(), now); ok {
-			keep = !t.Before(since)
-		}
-		if keep {
-			out.Write(line)
-		} else {
-			dropped++
+		w.inLongLine = !full
+		return
+	}
+	if len(line) == 0 {
+		return
+	}
+	if !w.since.IsZero() {
+		if t, ok := lineTime(line, w.since.Location(), w.now); ok {
+			w.keep = !t.Before(w.since)
 		}
 	}
-	return out.Bytes(), dropped
+	w.inLongLine, w.longLineKept = !full, w.keep
+	if w.keep {
+		w.pending = line
+	} else {
+		w.dropped++
+	}
 }
 
 // lineTime finds the timestamp of a log line.

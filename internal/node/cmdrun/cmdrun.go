@@ -8,7 +8,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -39,6 +42,10 @@ type Cmd struct {
 	MaxOutput int
 	// KeepTail keeps the end of the output instead of its start (logs).
 	KeepTail bool
+	// Stdout, when set, receives standard output as it comes instead of
+	// Result.Stdout (streamed to disk, never held in memory); MaxOutput
+	// and KeepTail then bound standard error only.
+	Stdout io.Writer
 }
 
 // String is the command line, for reports.
@@ -77,9 +84,16 @@ func (Exec) Run(ctx context.Context, c Cmd) Result {
 		limit = DefaultMaxOutput
 	}
 	stdout, stderr := &capped{limit: limit, tail: c.KeepTail}, &capped{limit: limit, tail: c.KeepTail}
-	cmd := exec.CommandContext(ctx, c.Name, c.Args...)
+	prog, ok := c.path()
+	if !ok {
+		return Result{ExitCode: -1, Err: fmt.Errorf("%s: %w (not on its PATH)", c.Name, ErrNotInstalled)}
+	}
+	cmd := exec.CommandContext(ctx, prog, c.Args...)
 	cmd.Env = c.Env
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if c.Stdout != nil {
+		cmd.Stdout = c.Stdout
+	}
 	if c.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.Stdin)
 	}
@@ -107,6 +121,35 @@ func (Exec) Run(ctx context.Context, c Cmd) Result {
 		res.Err = fmt.Errorf("%s: %w", c.Name, err)
 	}
 	return res
+}
+
+// path is the program to run: Name as it is when it holds a "/" or Env
+// sets no PATH, else Name looked up in Env's PATH, so that a command runs from
+// where the environment it gets would find it (a kubelet's exec plugin
+// is found on the kubelet's PATH, not on the caller's).
+func (c Cmd) path() (string, bool) {
+	if c.Env == nil || strings.Contains(c.Name, "/") {
+		return c.Name, true
+	}
+	pathVar, set := "", false
+	for _, kv := range c.Env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathVar, set = v, true
+		}
+	}
+	if !set {
+		return c.Name, true
+	}
+	for _, dir := range filepath.SplitList(pathVar) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, c.Name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // capped keeps the first (or, with tail, the last) limit bytes written

@@ -24,6 +24,8 @@ func TestExec(t *testing.T) {
 		{name: "bounded", cmd: Cmd{Name: "sh", Args: []string{"-c", "sleep 30 & wait"}, Timeout: 100 * time.Millisecond}, exit: -1, err: ErrTimeout},
 		{name: "output capped", cmd: Cmd{Name: "sh", Args: []string{"-c", "printf 0123456789"}, MaxOutput: 4}, stdout: "0123", truncated: true},
 		{name: "tail kept", cmd: Cmd{Name: "sh", Args: []string{"-c", "printf 0123456789"}, MaxOutput: 4, KeepTail: true}, stdout: "6789", truncated: true},
+		{name: "found on the PATH of its environment", cmd: Cmd{Name: "sh", Args: []string{"-c", "echo $PATH"}, Env: []string{"PATH=/nonexistent:/bin:/usr/bin"}}, stdout: "/nonexistent:/bin:/usr/bin\n"},
+		{name: "not on the PATH of its environment", cmd: Cmd{Name: "sh", Env: []string{"PATH=/nonexistent"}}, exit: -1, err: ErrNotInstalled},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -35,6 +37,14 @@ func TestExec(t *testing.T) {
 				t.Errorf("err = %v, want %v", res.Err, tc.err)
 			}
 		})
+	}
+}
+
+func TestExecStreamsStdout(t *testing.T) {
+	var out strings.Builder
+	res := Exec{}.Run(context.Background(), Cmd{Name: "sh", Args: []string{"-c", "printf 0123456789; printf e >&2"}, MaxOutput: 4, Stdout: &out})
+	if out.String() != "0123456789" || len(res.Stdout) != 0 || string(res.Stderr) != "e" || res.Err != nil {
+		t.Errorf("streamed %q, result stdout %q stderr %q err %v", out.String(), res.Stdout, res.Stderr, res.Err)
 	}
 }
 

@@ -82,10 +82,12 @@ func (w Waiter) Wait(ctx context.Context) error {
 	}
 }
 
-// diagnose runs the doctor and the bundle after a timeout.
+// diagnose runs the doctor and the bundle after a timeout, within
+// diagnoseBound; a signal (ctx) stops both at their next step, and the
+// bundle is written with what it has.
 func (w Waiter) diagnose(ctx context.Context, last error) error {
 	w.Log.Error("the node did not register; running the doctor", "timeout", w.Timeout, "last", last)
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), diagnoseBound)
+	ctx, cancel := context.WithTimeout(ctx, diagnoseBound)
 	defer cancel()
 	rep := w.Diagnose(ctx)
 	if err := rep.WriteText(w.Console); err != nil {
@@ -99,5 +101,9 @@ func (w Waiter) diagnose(ctx context.Context, last error) error {
 		where = "the support bundle " + path
 		fmt.Fprintf(w.Console, "support bundle: %s\n", path)
 	}
-	return fmt.Errorf("%w within %s (last check: %v); the doctor report above and %s say why", ErrNotRegistered, w.Timeout, last, where)
+	err := fmt.Errorf("%w within %s (last check: %v); the doctor report above and %s say why", ErrNotRegistered, w.Timeout, last, where)
+	if ctx.Err() != nil {
+		err = fmt.Errorf("%w (diagnosis cut short: %w)", err, context.Cause(ctx))
+	}
+	return err
 }

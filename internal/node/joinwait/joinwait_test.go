@@ -75,3 +75,27 @@ func TestWaitStopsWhenCancelled(t *testing.T) {
 		t.Errorf("Wait() = %v", err)
 	}
 }
+
+// TestDiagnosisHonoursCancellation: a signal during the diagnosis after a
+// timeout reaches the doctor and the bundle (they stop at their next
+// step) instead of being held off for the diagnosis bound.
+func TestDiagnosisHonoursCancellation(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var bundleCtx context.Context
+	w := Waiter{Timeout: time.Millisecond, Interval: time.Millisecond, Console: io.Discard,
+		Log:        slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Registered: func(context.Context) (bool, error) { return false, nil },
+		Diagnose:   func(context.Context) doctor.Report { cancel(); return doctor.Report{} },
+		Bundle: func(ctx context.Context, _ doctor.Report) (string, error) {
+			bundleCtx = ctx
+			return "/b", nil
+		},
+	}
+	err := w.Wait(ctx)
+	if !errors.Is(err, ErrNotRegistered) || !strings.Contains(err.Error(), "diagnosis cut short: context canceled") {
+		t.Errorf("Wait() = %v", err)
+	}
+	if bundleCtx == nil || bundleCtx.Err() == nil {
+		t.Error("the bundle ran with a context the signal did not reach")
+	}
+}

@@ -3,52 +3,44 @@ package redact
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/x509"
 	"encoding/base64"
 	"io"
+	"unicode/utf8"
 )
 
 const (
 	// minEncodedRun is the shortest base64 run inside a line worth
-	// decoding: shorter ones cannot hold a key or a token with context.
-	minEncodedRun = 40
+	// decoding: the base64 of a bootstrap token is 32 characters, of an
+	// access key ID 28.
+	minEncodedRun = 20
 	// minBlockLine is the shortest line that can belong to a multi-line
 	// base64 block (MIME bodies use 76 columns, PEM 64).
 	minBlockLine = 16
-	// maxDecoded bounds what one gzip stream may inflate to.
-	maxDecoded = 4 << 20
 )
 
-// encodedBlocks marks the lines of multi-line base64 blocks (MIME parts,
-// wrapped PEM-less keys) whose decoded content holds a secret.
-func (r *redactor) encodedBlocks(lines [][]byte) []bool {
-	marked := make([]bool, len(lines))
-	if r.depth >= maxDepth {
-		return marked
+// verdict is what decoding a base64 run showed.
+type verdict int
+
+const (
+	plain       verdict = iota // not base64, or nothing secret inside
+	secret                     // decodes to something the redactor masks
+	privateKey                 // decodes to a DER private key
+	undecodable                // gzip that cannot be inflated within the bounds
+)
+
+func (v verdict) rule() Rule {
+	switch v {
+	case privateKey:
+		return RulePrivateKey
+	case undecodable:
+		return RuleUndecodable
 	}
-	for i := 0; i < len(lines); {
-		j := i
-		var joined []byte
-		for j < len(lines) {
-			body, _ := splitEOL(lines[j])
-			t := bytes.TrimSpace(body)
-			if len(t) < minBlockLine || !allBase64(t) {
-				break
-			}
-			joined = append(joined, t...)
-			j++
-		}
-		if j-i >= 2 && r.holdsSecret(joined) {
-			for k := i; k < j; k++ {
-				marked[k] = true
-			}
-			r.add(RuleEncodedSecret, i+1, "")
-		}
-		i = max(j, i+1)
-	}
-	return marked
+	return RuleEncodedSecret
 }
 
-// encodedRuns masks base64 runs inside a line that decode to a secret.
+// encodedRuns masks base64 runs inside a line that decode to a secret, or
+// to gzip that cannot be inflated within the bounds.
 func (r *redactor) encodedRuns(line []byte, n int) []byte {
 	if r.depth >= maxDepth || len(line) < minEncodedRun {
 		return line
@@ -60,15 +52,15 @@ func (r *redactor) encodedRuns(line []byte, n int) []byte {
 			i++
 			continue
 		}
-		j := i
-		for j < len(line) && isBase64Char(line[j]) {
-			j++
-		}
-		if j-i >= minEncodedRun && !isMask(line[i:j]) && !isHex(line[i:j]) && r.holdsSecret(line[i:j]) {
-			out = append(out, line[done:i]...)
-			out = append(out, Mask...)
-			done = j
-			r.add(RuleEncodedSecret, n, "")
+		j := runEnd(line, i)
+		if j-i >= minEncodedRun && !isMask(line[i:j]) && mayDecode(line[i:j]) {
+			if v := r.decodedVerdict(line[i:j]); v != plain {
+				out = append(out, line[done:i]...)
+				out = append(out, Mask...)
+				done = j
+				r.add(v.rule(), n, "")
+				r.masked(v.rule(), "", line[i:j])
+			}
 		}
 		i = j
 	}
@@ -76,6 +68,31 @@ func (r *redactor) encodedRuns(line []byte, n int) []byte {
 		return line
 	}
 	return append(out, line[done:]...)
+}
+
+// runEnd returns the end of the base64 run starting at i: '=' only as
+// padding at its end ("v=eyJ…" is a key and a run, not one run).
+func runEnd(line []byte, i int) int {
+	j := i
+	for j < len(line) && isBase64Char(line[j]) && line[j] != '=' {
+		j++
+	}
+	for k := 0; k < 2 && j < len(line) && line[j] == '='; k++ {
+		j++
+	}
+	return max(j, i+1)
+}
+
+// mayDecode reports whether a run can be base64 text worth decoding: not
+// hex (IDs, digests: "//" + a container ID included), and in one alphabet
+// (a path with '-' and '/' is neither).
+func mayDecode(run []byte) bool {
+	if isHex(bytes.Trim(run, "/")) {
+		return false
+	}
+	std := bytes.ContainsAny(run, "+/")
+	url := bytes.ContainsAny(run, "-_")
+	return !(std && url)
 }
 
 // isHex reports whether a run is plain hex (container and image IDs,
@@ -89,33 +106,40 @@ func isHex(b []byte) bool {
 	return true
 }
 
-func allBase64(b []byte) bool {
-	for _, c := range b {
-		if !isBase64Char(c) {
-			return false
-		}
-	}
-	return true
-}
-
-// holdsSecret decodes s (standard or URL alphabet, padded or not, possibly
-// gzip inside) and reports whether the decoded text has anything to redact.
-func (r *redactor) holdsSecret(s []byte) bool {
+// decodedVerdict decodes s (standard or URL alphabet, padded or not,
+// possibly gzip inside) and says whether what it decodes to holds
+// anything to redact.
+func (r *redactor) decodedVerdict(s []byte) verdict {
 	decoded, ok := decodeBase64(s)
 	if !ok {
-		return false
+		return plain
 	}
 	if bytes.HasPrefix(decoded, []byte{0x1f, 0x8b}) {
-		if inflated, err := gunzip(decoded); err == nil {
-			decoded = inflated
+		inflated, ok := gunzip(decoded)
+		if !ok {
+			return undecodable
 		}
+		decoded = inflated
 	}
-	_, findings := redact(decoded, r.depth+1)
-	return len(findings) > 0
+	if !isText(decoded) {
+		if isDERPrivateKey(decoded) {
+			return privateKey
+		}
+		return plain
+	}
+	if _, sub := scan(decoded, r.depth+1, false); len(sub.findings) > 0 {
+		return secret
+	}
+	return plain
 }
 
+// decodeBase64 decodes s; a run cut short (a length no encoder writes)
+// loses its last character, so that what it holds is still seen.
 func decodeBase64(s []byte) ([]byte, bool) {
 	trimmed := bytes.TrimRight(s, "=")
+	if len(trimmed)%4 == 1 {
+		trimmed = trimmed[:len(trimmed)-1]
+	}
 	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
 		if out, err := enc.DecodeString(string(trimmed)); err == nil {
 			return out, true
@@ -124,11 +148,44 @@ func decodeBase64(s []byte) ([]byte, bool) {
 	return nil, false
 }
 
-func gunzip(b []byte) ([]byte, error) {
+// gunzip inflates b whole, up to maxDecoded; ok is false for a broken or
+// truncated stream or one that inflates past the bound.
+func gunzip(b []byte) ([]byte, bool) {
 	zr, err := gzip.NewReader(bytes.NewReader(b))
 	if err != nil {
-		return nil, err
+		return nil, false
 	}
 	defer zr.Close()
-	return io.ReadAll(io.LimitReader(zr, maxDecoded))
+	out, err := io.ReadAll(io.LimitReader(zr, maxDecoded+1))
+	return out, err == nil && len(out) <= maxDecoded
+}
+
+// isText reports whether b reads as text: valid UTF-8 without control
+// bytes other than whitespace.
+func isText(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	for _, c := range b {
+		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// isDERPrivateKey reports whether b is a DER private key (PKCS#8, PKCS#1
+// or SEC 1): base64 key material without its PEM armour.
+func isDERPrivateKey(b []byte) bool {
+	if len(b) < 32 || b[0] != 0x30 { // an ASN.1 SEQUENCE
+		return false
+	}
+	if _, err := x509.ParsePKCS8PrivateKey(b); err == nil {
+		return true
+	}
+	if _, err := x509.ParsePKCS1PrivateKey(b); err == nil {
+		return true
+	}
+	_, err := x509.ParseECPrivateKey(b)
+	return err == nil
 }

@@ -2,27 +2,46 @@ package redact
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"testing"
 )
 
 // plantings are the contexts a fuzzed secret is planted in, each on lines
-// of its own between fuzzed text; every one must come out masked.
-var plantings = []string{
-	"token: %s",
-	"  bootstrap-token = \"%s\"",
-	"export AWS_SECRET_ACCESS_KEY=%s",
-	"HTTPS_PROXY=http://user:%s@proxy:3128",
-	"Authorization: Bearer %s",
-	"--password=%s",
-	`{"token": "%s"}`,
-	"identity:\n  bootstrapToken:\n    token: %s",
-	"    client-key-data: %s",
-	"aws_secret_access_key = %s",
-	`{"kind":"ExecCredential","status":{"password":"%s"}}`,
-	"GET /x?X-Amz-Security-Token=%s&a=b",
-	"-----BEGIN PRIVATE KEY-----\n%s\n-----END PRIVATE KEY-----",
+// of its own between fuzzed text; every one must come out masked. They
+// cover every family of the corpus (corpus_test.go): YAML, JSON (escaped
+// too), TOML, environment, flags, headers, shell traces, URLs with and
+// without a scheme, {name, value} pairs, XML, encoded forms, PEM.
+var plantings = []func(s string) string{
+	sprintf("token: %s"),
+	sprintf("  bootstrap-token = \"%s\""),
+	sprintf("export AWS_SECRET_ACCESS_KEY=%s"),
+	sprintf("HTTPS_PROXY=http://user:%s@proxy:3128"),
+	sprintf("Authorization: Bearer %s"),
+	sprintf("--password=%s"),
+	sprintf(`{"token": "%s"}`),
+	sprintf("identity:\n  bootstrapToken:\n    token: %s"),
+	sprintf("    client-key-data: %s"),
+	sprintf("aws_secret_access_key = %s"),
+	sprintf(`{"kind":"ExecCredential","status":{"password":"%s"}}`),
+	sprintf("GET /x?X-Amz-Security-Token=%s&a=b"),
+	sprintf("-----BEGIN PRIVATE KEY-----\n%s\n-----END PRIVATE KEY-----"),
+	sprintf("> X-Amz-Security-Token: %s"),
+	sprintf("+ aws configure set aws_secret_access_key %s"),
+	sprintf("HTTPS_PROXY=ops:%s@proxy.internal:3128"),
+	sprintf(`{"HTTPS_PROXY":"http:\/\/u:%s@p:3128"}`),
+	sprintf(`{"cfg":"{\"password\":\"%s\"}"}`),
+	sprintf("registry: {username: r, password: %s}"),
+	sprintf("      - name: AWS_SECRET_ACCESS_KEY\n        value: %s"),
+	sprintf("<SessionToken>%s</SessionToken>"),
+	sprintf("machine h login u password %s"),
+	func(s string) string { return "data " + base64.StdEncoding.EncodeToString([]byte("password: "+s)) },
+	func(s string) string { return "ud " + base64.StdEncoding.EncodeToString(gz("token: "+s+"\n")) },
+}
+
+func sprintf(format string) func(string) string {
+	return func(s string) string { return fmt.Sprintf(format, s) }
 }
 
 // FuzzBytes checks, for any input, that redaction does not panic, keeps
@@ -49,12 +68,16 @@ func FuzzBytes(f *testing.F) {
 		if !bytes.Equal(again, out) || len(more) > 0 {
 			t.Fatalf("not stable: %q -> %q (findings %+v)", out, again, more)
 		}
+		var copied bytes.Buffer
+		if _, err := Copy(&copied, bytes.NewReader(text)); err == nil && !bytes.Equal(copied.Bytes(), out) {
+			t.Fatalf("Copy and Bytes disagree: %q vs %q", copied.Bytes(), out)
+		}
 
 		s := plantable(secret)
 		if len(s) < 8 {
 			return
 		}
-		planted := fmt.Sprintf(plantings[int(where)%len(plantings)], s)
+		planted := plantings[int(where)%len(plantings)](s)
 		input := string(text) + "\n" + planted + "\n" + string(text)
 		out, findings = Bytes([]byte(input))
 		if strings.Contains(string(out), s) {

@@ -26,38 +26,47 @@ var (
 	}
 )
 
-// normalizeKey lower-cases name and drops separators and quotes.
-func normalizeKey(name []byte) string {
-	var b strings.Builder
-	for _, c := range bytes.ToLower(name) {
+// normalizeKey lower-cases name and drops separators and quotes, into buf
+// when it fits (keys are tried on every colon and equals sign of a log,
+// so this must not allocate).
+func normalizeKey(buf []byte, name []byte) []byte {
+	out := buf[:0]
+	for _, c := range name {
 		switch c {
 		case '-', '_', '.', ' ', '"', '\'':
 			continue
 		}
-		b.WriteByte(c)
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out = append(out, c)
 	}
-	return b.String()
+	return out
 }
 
 // sensitiveKey reports whether a key, variable or flag name says its value
 // is a secret.
 func sensitiveKey(name []byte) bool {
-	k := normalizeKey(name)
-	if k == "" {
+	if isDataKeyFile(name) {
+		return true
+	}
+	var buf [64]byte
+	k := normalizeKey(buf[:], name)
+	if len(k) == 0 {
 		return false
 	}
 	for _, s := range notSecretSuffixes {
-		if strings.HasSuffix(k, s) {
+		if bytes.HasSuffix(k, []byte(s)) {
 			return false
 		}
 	}
 	for _, s := range secretSuffixes {
-		if strings.HasSuffix(k, s) {
+		if bytes.HasSuffix(k, []byte(s)) {
 			return true
 		}
 	}
 	for _, w := range secretWords {
-		if strings.Contains(k, w) {
+		if bytes.Contains(k, []byte(w)) {
 			return true
 		}
 	}
@@ -76,4 +85,11 @@ func notSecretValue(v []byte) bool {
 		return true
 	}
 	return false
+}
+
+// isDataKeyFile reports whether name is a key file's name, as the keys of
+// a Kubernetes Secret's data are (tls.key, ca.key, sa.key).
+func isDataKeyFile(name []byte) bool {
+	name = unquote(name)
+	return len(name) > 4 && bytes.EqualFold(name[len(name)-4:], []byte(".key"))
 }

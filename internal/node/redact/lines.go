@@ -15,103 +15,69 @@ type section struct {
 	block bool
 }
 
-// lines masks line by line: YAML sections, key/value pairs in YAML, JSON,
-// TOML, environment and flag syntax, then token patterns and encoded
-// secrets. Lines of a multi-line base64 block that decodes to a secret are
-// masked whole.
-func (r *redactor) lines(data []byte) []byte {
-	lines := bytes.SplitAfter(data, []byte{'\n'})
-	encoded := r.encodedBlocks(lines)
-	var out bytes.Buffer
-	out.Grow(len(data))
-	var open []section // nested sections, outermost first
-	for i, raw := range lines {
-		body, eol := splitEOL(raw)
-		n := i + 1
-		switch {
-		case encoded[i]:
-			body = maskWhole(body)
-		default:
-			body = r.line(&open, body, n)
-		}
-		out.Write(body)
-		out.Write(eol)
-	}
-	return out.Bytes()
-}
-
-func splitEOL(raw []byte) (body, eol []byte) {
-	body = bytes.TrimSuffix(raw, []byte{'\n'})
-	body = bytes.TrimSuffix(body, []byte{'\r'})
-	return body, raw[len(body):]
-}
-
-// maskWhole masks a line's text, keeping its indentation.
-func maskWhole(line []byte) []byte {
-	trimmed := bytes.TrimLeft(line, " \t")
-	if len(trimmed) == 0 || isMask(trimmed) {
-		return line
-	}
-	return append(append([]byte{}, line[:len(line)-len(trimmed)]...), Mask...)
-}
-
 func indentOf(line []byte) int {
 	return len(line) - len(bytes.TrimLeft(line, " "))
 }
 
-// line redacts one line; open carries the YAML sections across lines.
-func (r *redactor) line(open *[]section, line []byte, n int) []byte {
+// lineRules redacts one line: YAML sections, {name, value} pairs, key/value
+// pairs in YAML, JSON, TOML, environment, header and flag syntax, then
+// token patterns and encoded secrets.
+func (s *stream) lineRules(line []byte, n int) []byte {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return line
 	}
 	indent := indentOf(line)
-	for len(*open) > 0 && indent <= (*open)[len(*open)-1].indent {
-		*open = (*open)[:len(*open)-1]
+	for len(s.open) > 0 && indent <= s.open[len(s.open)-1].indent {
+		s.open = s.open[:len(s.open)-1]
 	}
-	if len(*open) > 0 {
-		return r.sectionLine(open, line, n)
+	if len(s.open) > 0 {
+		return s.sectionLine(line, n)
 	}
-	line, handled := r.yamlLine(open, line, n)
+	line = s.named.line(&s.redactor, line, n)
+	line, handled := s.yamlLine(line, n)
 	if !handled {
-		line = r.pairs(line, n)
+		line = s.pairs(line, n)
 	}
-	return r.encodedRuns(r.maskTokens(line, n), n)
+	return s.encodedRuns(s.maskTokens(line, n), n)
 }
 
 // sectionLine masks a line nested in an open section: a block scalar line
 // whole, a mapping line's value, anything else whole.
-func (r *redactor) sectionLine(open *[]section, line []byte, n int) []byte {
-	sec := (*open)[len(*open)-1]
+func (s *stream) sectionLine(line []byte, n int) []byte {
+	sec := s.open[len(s.open)-1]
 	if sec.block {
-		if out := maskWhole(line); !bytes.Equal(out, line) {
-			r.add(sec.rule, n, sec.field)
-			return out
-		}
-		return line
+		return s.maskedLine(line, sec, n, maskWhole(line))
 	}
 	kv, ok := parseYAMLKey(line)
 	if !ok {
-		if out := maskListItem(line); !bytes.Equal(out, line) {
-			r.add(sec.rule, n, sec.field)
-			return out
-		}
-		return line
+		return s.maskedLine(line, sec, n, maskListItem(line))
 	}
 	field := sec.field + "." + string(unquote(line[kv.ks:kv.ke]))
 	if kv.vs < 0 { // nested mapping
-		*open = append(*open, section{indent: kv.ks, rule: sec.rule, field: field})
+		s.open = append(s.open, section{indent: kv.ks, rule: sec.rule, field: field})
 		return line
 	}
 	value := line[kv.vs:kv.ve]
 	if isBlockIndicator(value) {
-		*open = append(*open, section{indent: kv.ks, rule: sec.rule, field: field, block: true})
+		s.open = append(s.open, section{indent: kv.ks, rule: sec.rule, field: field, block: true})
 		return line
 	}
 	if notSecretValue(value) {
 		return line
 	}
-	r.add(sec.rule, n, field)
+	s.add(sec.rule, n, field)
+	s.masked(sec.rule, field, value)
 	return splice(line, kv.vs, kv.ve, maskValue(value))
+}
+
+// maskedLine records a finding when masking changed a section's line.
+func (s *stream) maskedLine(line []byte, sec section, n int, out []byte) []byte {
+	if bytes.Equal(out, line) {
+		return line
+	}
+	s.add(sec.rule, n, sec.field)
+	s.masked(sec.rule, sec.field, bytes.TrimLeft(line, " \t-"))
+	return out
 }
 
 // splice replaces line[s:e] with repl.
@@ -122,7 +88,7 @@ func splice(line []byte, s, e int, repl []byte) []byte {
 
 // yamlLine handles a YAML mapping line outside any section: identity and
 // keys naming a secret open a section or have their value masked.
-func (r *redactor) yamlLine(open *[]section, line []byte, n int) ([]byte, bool) {
+func (s *stream) yamlLine(line []byte, n int) ([]byte, bool) {
 	kv, ok := parseYAMLKey(line)
 	if !ok || line[kv.ks] == '"' { // a JSON member is left to pairs
 		return line, false
@@ -136,24 +102,27 @@ func (r *redactor) yamlLine(open *[]section, line []byte, n int) ([]byte, bool) 
 		return line, false
 	}
 	if kv.vs < 0 {
-		*open = append(*open, section{indent: kv.ks, rule: rule, field: string(key)})
+		s.open = append(s.open, section{indent: kv.ks, rule: rule, field: string(key)})
 		return line, true
 	}
 	value := line[kv.vs:kv.ve]
 	if isBlockIndicator(value) {
-		*open = append(*open, section{indent: kv.ks, rule: rule, field: string(key), block: true})
+		s.open = append(s.open, section{indent: kv.ks, rule: rule, field: string(key), block: true})
 		return line, true
 	}
 	if notSecretValue(value) {
 		return line, true
 	}
-	r.add(rule, n, string(key))
+	s.add(rule, n, string(key))
+	s.masked(rule, string(key), value)
 	return splice(line, kv.vs, kv.ve, maskValue(value)), true
 }
 
 // pairs masks the values of secret-named keys in JSON members,
-// assignments (environment, TOML, query strings, --flag=value) and
-// --flag value.
+// assignments (environment, TOML, query strings, --flag=value), headers
+// and flow mappings (key: value anywhere), --flag value,
+// `aws configure set key value`, XML elements (<SecretAccessKey>, in SDK
+// debug logs of STS answers) and .netrc lines.
 func (r *redactor) pairs(line []byte, n int) []byte {
 	if bytes.IndexByte(line, '"') >= 0 && bytes.IndexByte(line, ':') >= 0 {
 		line = r.maskPairs(line, n, jsonPairs(line))
@@ -161,8 +130,20 @@ func (r *redactor) pairs(line []byte, n int) []byte {
 	if bytes.IndexByte(line, '=') >= 0 {
 		line = r.maskPairs(line, n, assignments(line))
 	}
+	if bytes.IndexByte(line, ':') >= 0 {
+		line = r.maskPairs(line, n, colonPairs(line))
+	}
 	if bytes.Contains(line, []byte("--")) {
 		line = r.maskPairs(line, n, spacedFlags(line))
+	}
+	if bytes.Contains(line, []byte(configureSet)) {
+		line = r.maskPairs(line, n, configureSetPairs(line))
+	}
+	if bytes.Contains(line, []byte("</")) {
+		line = r.maskPairs(line, n, xmlElements(line))
+	}
+	if isNetrc(line) {
+		line = r.maskPairs(line, n, netrcPairs(line))
 	}
 	return line
 }
@@ -176,10 +157,12 @@ func (r *redactor) maskPairs(line []byte, n int, spans []span) []byte {
 		if sp.vs < done || !sensitiveKey(key) || notSecretValue(value) {
 			continue
 		}
+		field := string(bytes.TrimLeft(unquote(key), "-"))
 		out = append(out, line[done:sp.vs]...)
 		out = append(out, maskValue(value)...)
 		done = sp.ve
-		r.add(RuleSensitiveKey, n, string(bytes.TrimLeft(unquote(key), "-")))
+		r.add(RuleSensitiveKey, n, field)
+		r.masked(RuleSensitiveKey, field, value)
 	}
 	if out == nil {
 		return line
@@ -204,7 +187,7 @@ func maskListItem(line []byte) []byte {
 	if notSecretValue(rest) {
 		return line
 	}
-	return append(append([]byte{}, line[:len(line)-len(rest)]...), Mask...)
+	return append(bytes.Clone(line[:len(line)-len(rest)]), Mask...)
 }
 
 func isBlockIndicator(v []byte) bool {

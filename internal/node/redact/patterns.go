@@ -43,35 +43,57 @@ func compile() *patterns {
 // maskTokens masks URL credentials and every token pattern in line.
 func (r *redactor) maskTokens(line []byte, n int) []byte {
 	p := compiled()
-	found := func(rule Rule) func() { return func() { r.add(rule, n, "") } }
-	if bytes.Contains(line, []byte("://")) && bytes.IndexByte(line, '@') >= 0 {
-		line = replaceGroup(line, p.urlUserinfo, 2, found(RuleURLCredentials))
+	if bytes.IndexByte(line, '@') >= 0 {
+		if bytes.Contains(line, []byte("://")) {
+			line = r.replaceGroup(line, p.urlUserinfo, 2, RuleURLCredentials, n)
+		}
+		line = r.maskSpans(line, schemelessUserinfo(line), RuleURLCredentials, n)
 	}
 	if indexFold(line, "bearer") >= 0 || indexFold(line, "basic") >= 0 {
-		line = replaceGroup(line, p.bearer, 1, found(RuleAuthorization))
+		line = r.replaceGroup(line, p.bearer, 1, RuleAuthorization, n)
 	}
 	if bytes.Contains(line, []byte("k8s-aws-v1.")) {
-		line = replaceGroup(line, p.eksToken, 0, found(RuleEKSToken))
+		line = r.replaceGroup(line, p.eksToken, 0, RuleEKSToken, n)
 	}
 	if bytes.Contains(line, []byte("eyJ")) {
-		line = replaceGroup(line, p.jwt, 0, found(RuleJWT))
+		line = r.replaceGroup(line, p.jwt, 0, RuleJWT, n)
 	}
-	for _, scan := range []struct {
-		rule Rule
-		find func([]byte) [][2]int
-	}{{RuleBootstrapToken, bootstrapTokens}, {RuleAWSAccessKeyID, awsAccessKeyIDs}} {
-		spans := scan.find(line)
-		for range spans {
-			r.add(scan.rule, n, "")
-		}
-		line = maskSpans(line, spans)
+	line = r.maskSpans(line, bootstrapTokens(line), RuleBootstrapToken, n)
+	line = r.maskSpans(line, sessionTokens(line), RuleAWSSessionToken, n)
+	if keys := awsAccessKeyIDs(line); len(keys) > 0 {
+		line = r.maskSpans(line, keys, RuleAWSAccessKeyID, n)
+		line = r.maskSpans(line, awsSecretKeys(line), RuleAWSSecretKey, n)
 	}
 	return line
 }
 
+// maskSpans masks the given [start, end) ranges (sorted) of line, one
+// finding each.
+func (r *redactor) maskSpans(line []byte, spans [][2]int, rule Rule, n int) []byte {
+	if len(spans) == 0 {
+		return line
+	}
+	var out []byte
+	done := 0
+	for _, s := range spans {
+		if s[0] < done || isMask(line[s[0]:s[1]]) {
+			continue
+		}
+		out = append(out, line[done:s[0]]...)
+		out = append(out, Mask...)
+		done = s[1]
+		r.add(rule, n, "")
+		r.masked(rule, "", line[s[0]:s[1]])
+	}
+	if out == nil {
+		return line
+	}
+	return append(out, line[done:]...)
+}
+
 // replaceGroup replaces submatch group of every match of re with Mask,
-// calling found once per replacement.
-func replaceGroup(line []byte, re *regexp.Regexp, group int, found func()) []byte {
+// one finding each.
+func (r *redactor) replaceGroup(line []byte, re *regexp.Regexp, group int, rule Rule, n int) []byte {
 	var out []byte
 	done := 0
 	for from := 0; from <= len(line); {
@@ -87,7 +109,8 @@ func replaceGroup(line []byte, re *regexp.Regexp, group int, found func()) []byt
 		out = append(out, line[done:s]...)
 		out = append(out, Mask...)
 		done, from = e, e
-		found()
+		r.add(rule, n, "")
+		r.masked(rule, "", line[s:e])
 	}
 	if out == nil {
 		return line

@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -368,5 +369,18 @@ func BenchmarkBytesLog(b *testing.B) {
 	b.SetBytes(int64(log.Len()))
 	for b.Loop() {
 		Bytes(log.Bytes())
+	}
+}
+
+func BenchmarkCopyLog(b *testing.B) {
+	var log bytes.Buffer
+	for i := range 20000 {
+		fmt.Fprintf(&log, "I1122 10:00:%02d.000000 1 kubelet.go:%d] \"Syncing pod\" pod=\"kube-system/coredns-%d\" containerID=\"containerd://0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"\n", i%60, i, i)
+	}
+	b.SetBytes(int64(log.Len()))
+	for b.Loop() {
+		if _, err := Copy(io.Discard, bytes.NewReader(log.Bytes())); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

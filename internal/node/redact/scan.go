@@ -1,6 +1,9 @@
 package redact
 
-import "bytes"
+import (
+	"bytes"
+	"slices"
+)
 
 // Hand-written scanners for the patterns tried on every line: they are
 // linear and allocation-free, where regular expressions cost several times
@@ -20,33 +23,9 @@ type yamlKV struct {
 
 // parseYAMLKey parses line as a YAML mapping line.
 func parseYAMLKey(line []byte) (yamlKV, bool) {
-	i := 0
-	for {
-		for i < len(line) && isSpaceByte(line[i]) {
-			i++
-		}
-		if i+1 < len(line) && line[i] == '-' && isSpaceByte(line[i+1]) {
-			i += 2
-			continue
-		}
-		break
-	}
-	kv := yamlKV{ks: i, vs: -1}
-	switch {
-	case i < len(line) && (line[i] == '"' || line[i] == '\''):
-		end := bytes.IndexByte(line[i+1:], line[i])
-		if end < 0 {
-			return kv, false
-		}
-		kv.ke = i + 1 + end + 1
-	default:
-		j := i
-		for j < len(line) && (isKeyChar(line[j]) || line[j] == '/') {
-			j++
-		}
-		kv.ke = j
-	}
-	if kv.ke == kv.ks {
+	kv := yamlKV{ks: skipListMarkers(line), vs: -1}
+	var ok bool
+	if kv.ke, ok = yamlKeyEnd(line, kv.ks); !ok {
 		return kv, false
 	}
 	j := kv.ke
@@ -58,10 +37,10 @@ func parseYAMLKey(line []byte) (yamlKV, bool) {
 	}
 	j++
 	rest := bytes.TrimRight(line[j:], " \t")
-	if len(rest) == 0 {
+	switch {
+	case len(rest) == 0:
 		return kv, true
-	}
-	if !isSpaceByte(rest[0]) {
+	case !isSpaceByte(rest[0]):
 		return kv, false // "key:value", "https://"
 	}
 	k := j
@@ -70,6 +49,35 @@ func parseYAMLKey(line []byte) (yamlKV, bool) {
 	}
 	kv.vs, kv.ve = k, j+len(rest)
 	return kv, true
+}
+
+// skipListMarkers returns where a line's key starts, after its
+// indentation and any "- " list markers.
+func skipListMarkers(line []byte) int {
+	i := 0
+	for {
+		for i < len(line) && isSpaceByte(line[i]) {
+			i++
+		}
+		if i+1 < len(line) && line[i] == '-' && isSpaceByte(line[i+1]) {
+			i += 2
+			continue
+		}
+		return i
+	}
+}
+
+// yamlKeyEnd returns the end of a plain or quoted key starting at i.
+func yamlKeyEnd(line []byte, i int) (int, bool) {
+	if i < len(line) && (line[i] == '"' || line[i] == '\'') {
+		end := bytes.IndexByte(line[i+1:], line[i])
+		return i + 1 + end + 1, end >= 0
+	}
+	j := i
+	for j < len(line) && (isKeyChar(line[j]) || line[j] == '/') {
+		j++
+	}
+	return j, j > i
 }
 
 // span is a key and its value inside a line.
@@ -286,32 +294,344 @@ func isAlnum(c byte) bool {
 
 // indexFold is a case-insensitive bytes.Index for an ASCII lower-case word.
 func indexFold(b []byte, word string) int {
-	for i := 0; i+len(word) <= len(b); i++ {
-		j := 0
-		for j < len(word) && b[i+j]|0x20 == word[j] {
-			j++
+	first, upper := word[0], word[0]-('a'-'A')
+	for i := 0; i+len(word) <= len(b); {
+		j := bytes.IndexAny(b[i:len(b)-len(word)+1], string([]byte{first, upper}))
+		if j < 0 {
+			return -1
 		}
-		if j == len(word) {
+		i += j
+		k := 1
+		for k < len(word) && b[i+k]|0x20 == word[k] {
+			k++
+		}
+		if k == len(word) {
 			return i
 		}
+		i++
 	}
 	return -1
 }
 
-// maskSpans masks the given [start, end) ranges (sorted, disjoint) of line.
-func maskSpans(line []byte, spans [][2]int) []byte {
-	if len(spans) == 0 {
-		return line
+// colonPairs finds "key: value" and "key:value" anywhere in a line: HTTP
+// headers (in curl traces and SDK debug logs), YAML flow mappings
+// ({user: a, password: b}), log messages. A key that starts its line (a
+// header) takes the rest of the line as its value; elsewhere a value ends
+// at a separator.
+func colonPairs(line []byte) []span {
+	var out []span
+	for i := bytes.IndexByte(line, ':'); i >= 0; {
+		if sp, ok := colonPair(line, i); ok {
+			out = append(out, sp)
+		}
+		next := bytes.IndexByte(line[i+1:], ':')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
 	}
-	var out []byte
-	done := 0
-	for _, s := range spans {
-		if s[0] < done {
+	return out
+}
+
+// colonPair reads the key before the colon at i and the value after it.
+func colonPair(line []byte, i int) (span, bool) {
+	ks, ke, ok := keyBefore(line, i)
+	if !ok {
+		return span{}, false
+	}
+	vs := i + 1
+	for vs < len(line) && isSpaceByte(line[vs]) {
+		vs++
+	}
+	if vs >= len(line) || line[vs] == '{' || line[vs] == '[' || bytes.HasPrefix(line[vs:], []byte("//")) {
+		return span{}, false // not a scalar, or a URL
+	}
+	return span{ks, ke, vs, colonValueEnd(line, ks, vs)}, true
+}
+
+// colonValueEnd returns where the value at vs of the key at ks ends: at
+// its closing quote; for a header (a key starting its line, or a quoted
+// string: curl -H "Authorization: Bearer x") at the end of the line or of
+// the string; elsewhere at a separator.
+func colonValueEnd(line []byte, ks, vs int) int {
+	switch {
+	case line[vs] == '"' || line[vs] == '\'':
+		return valueEnd(line, vs)
+	case line[ks] == '"' || line[ks] == '\'':
+	case ks > 0 && (line[ks-1] == '"' || line[ks-1] == '\''):
+		if end := bytes.IndexByte(line[vs:], line[ks-1]); end >= 0 {
+			return vs + end
+		}
+		return len(bytes.TrimRight(line, " \t"))
+	case startsLine(line, ks):
+		return len(bytes.TrimRight(line, " \t"))
+	}
+	ve := valueEnd(line, vs)
+	for ve < len(line) && line[ve] == '=' { // base64 padding
+		ve++
+	}
+	return ve
+}
+
+// keyBefore finds the key (plain or quoted) that ends just before the
+// colon at i, standing alone (not the end of a longer word).
+func keyBefore(line []byte, i int) (ks, ke int, ok bool) {
+	ke = i
+	for ke > 0 && isSpaceByte(line[ke-1]) {
+		ke--
+	}
+	if ke > 0 && (line[ke-1] == '"' || line[ke-1] == '\'') {
+		if ke > 1 && line[ke-2] == '\\' {
+			return 0, 0, false // an escaped quote: the key is in a string (see views)
+		}
+		q := bytes.LastIndexByte(line[:ke-1], line[ke-1])
+		return q, ke, q >= 0 && ke-q > 2
+	}
+	ks = ke
+	for ks > 0 && isKeyChar(line[ks-1]) {
+		ks--
+	}
+	if ks == ke || ks > 0 && !isKeyBoundary(line[ks-1]) {
+		return 0, 0, false
+	}
+	return ks, ke, true
+}
+
+// isKeyBoundary reports whether c may precede a key.
+func isKeyBoundary(c byte) bool {
+	switch c {
+	case ' ', '\t', '{', '[', '(', ',', ';', '<', '>', '"', '\'', '+', '|', '*', '#', '&', '?':
+		return true
+	}
+	return false
+}
+
+// startsLine reports whether only indentation and trace or list markers
+// ("> ", "< ", "+ ", "- ", "* ") come before ks.
+func startsLine(line []byte, ks int) bool {
+	for _, c := range line[:ks] {
+		switch c {
+		case ' ', '\t', '>', '<', '+', '-', '*':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// configureSet is the AWS CLI's command that takes a setting's name and
+// value as words: `aws configure set aws_secret_access_key VALUE`, seen in
+// `set -x` traces of user data.
+const configureSet = "configure set "
+
+// configureSetPairs finds the name and value after "configure set".
+func configureSetPairs(line []byte) []span {
+	var out []span
+	from := 0
+	for {
+		i := bytes.Index(line[from:], []byte(configureSet))
+		if i < 0 {
+			return out
+		}
+		ks := from + i + len(configureSet)
+		for ks < len(line) && isSpaceByte(line[ks]) {
+			ks++
+		}
+		ke := ks
+		for ke < len(line) && !isSpaceByte(line[ke]) {
+			ke++
+		}
+		vs := ke
+		for vs < len(line) && isSpaceByte(line[vs]) {
+			vs++
+		}
+		ve := valueEnd(line, vs)
+		if q := line[min(vs, len(line)-1)]; q != '"' && q != '\'' {
+			for ve < len(line) && !isSpaceByte(line[ve]) {
+				ve++
+			}
+		}
+		if ke > ks && ve > vs {
+			out = append(out, span{ks, ke, vs, ve})
+		}
+		from = max(ve, ks)
+	}
+}
+
+// schemelessUserinfo finds "user:password@host" without a scheme (a proxy
+// setting written as host:port with credentials): the userinfo standing
+// alone, followed by a host name that is not a digest algorithm
+// ("image:tag@sha256:…").
+func schemelessUserinfo(line []byte) [][2]int {
+	var out [][2]int
+	for at := bytes.IndexByte(line, '@'); at >= 0; {
+		if s, ok := userinfoBefore(line, at); ok && hostAfter(line, at+1) {
+			out = append(out, [2]int{s, at})
+		}
+		next := bytes.IndexByte(line[at+1:], '@')
+		if next < 0 {
+			break
+		}
+		at += 1 + next
+	}
+	return out
+}
+
+// userinfoBefore returns the start of "user:password" ending at at.
+func userinfoBefore(line []byte, at int) (int, bool) {
+	s := at
+	for s > 0 && !isUserinfoBoundary(line[s-1]) {
+		s--
+	}
+	colon := bytes.IndexByte(line[s:at], ':')
+	if colon <= 0 || bytes.IndexByte(line[s:s+colon], '/') >= 0 || bytes.Contains(line[s:at], []byte("://")) {
+		return 0, false
+	}
+	return s, !isMask(line[s:at])
+}
+
+func isUserinfoBoundary(c byte) bool {
+	switch c {
+	case ' ', '\t', '=', '"', '\'', ',', '(', '[', '{', '<', '>', '@', ';':
+		return true
+	}
+	return false
+}
+
+// hostAfter reports whether a host name (not a digest algorithm) starts at i.
+func hostAfter(line []byte, i int) bool {
+	j := i
+	for j < len(line) && (isAlnum(line[j]) || line[j] == '.' || line[j] == '-') {
+		j++
+	}
+	if j == i {
+		return false
+	}
+	switch string(bytes.ToLower(line[i:j])) {
+	case "sha256", "sha384", "sha512", "sha1", "md5", "blake3":
+		return false
+	}
+	return true
+}
+
+// awsSecretKeys finds 40-character secret access keys standing alone on a
+// line that holds an access key ID (a key pair: CSV credentials, logs).
+func awsSecretKeys(line []byte) [][2]int {
+	var out [][2]int
+	for i := 0; i+40 <= len(line); i++ {
+		if i > 0 && isSecretKeyChar(line[i-1]) {
 			continue
 		}
-		out = append(out, line[done:s[0]]...)
-		out = append(out, Mask...)
-		done = s[1]
+		j := i
+		for j < len(line) && isSecretKeyChar(line[j]) {
+			j++
+		}
+		if j-i == 40 && (j == len(line) || line[j] != '=') && mixedCase(line[i:j]) {
+			out = append(out, [2]int{i, j})
+		}
+		i = j
 	}
-	return append(out, line[done:]...)
+	return out
+}
+
+func isSecretKeyChar(c byte) bool { return isAlnum(c) || c == '/' || c == '+' }
+
+// mixedCase reports whether b has lower- and upper-case letters, as a
+// random key has and a word or a hex digest has not.
+func mixedCase(b []byte) bool {
+	return bytes.ContainsFunc(b, func(r rune) bool { return r >= 'a' && r <= 'z' }) &&
+		bytes.ContainsFunc(b, func(r rune) bool { return r >= 'A' && r <= 'Z' })
+}
+
+// sessionTokenPrefixes start STS session tokens (the base64 of their
+// binary header).
+var sessionTokenPrefixes = []string{"IQoJb3JpZ2lu", "FwoGZXIvYXdz", "FQoGZXIvYXdz", "AQoDYXdz", "AgoJb3JpZ2lu"}
+
+// sessionTokens finds STS session tokens by their prefix.
+func sessionTokens(line []byte) [][2]int {
+	if !bytes.Contains(line, []byte("YXdz")) && !bytes.Contains(line, []byte("b3JpZ2lu")) { // "aws", "origin"
+		return nil
+	}
+	var out [][2]int
+	for _, p := range sessionTokenPrefixes {
+		from := 0
+		for {
+			i := bytes.Index(line[from:], []byte(p))
+			if i < 0 {
+				break
+			}
+			s := from + i
+			e := s
+			for e < len(line) && (isSecretKeyChar(line[e]) || line[e] == '=') {
+				e++
+			}
+			if (s == 0 || !isSecretKeyChar(line[s-1])) && e-s >= 24 {
+				out = append(out, [2]int{s, e})
+			}
+			from = e
+		}
+	}
+	slices.SortFunc(out, func(a, b [2]int) int { return a[0] - b[0] })
+	return out
+}
+
+// xmlElements finds <Name>value</Name> elements (the AWS Query
+// protocol's answers: <SecretAccessKey>, <SessionToken>).
+func xmlElements(line []byte) []span {
+	var out []span
+	for i := bytes.IndexByte(line, '<'); i >= 0 && i+1 < len(line); {
+		ke := i + 1
+		for ke < len(line) && isKeyChar(line[ke]) {
+			ke++
+		}
+		if ke > i+1 && ke < len(line) && line[ke] == '>' {
+			closing := append(append([]byte("</"), line[i+1:ke]...), '>')
+			if end := bytes.Index(line[ke+1:], closing); end > 0 {
+				out = append(out, span{i + 1, ke, ke + 1, ke + 1 + end})
+			}
+		}
+		next := bytes.IndexByte(line[i+1:], '<')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return out
+}
+
+// isNetrc reports whether a line is a .netrc entry.
+func isNetrc(line []byte) bool {
+	t := bytes.TrimLeft(line, " \t")
+	return (bytes.HasPrefix(t, []byte("machine ")) || bytes.HasPrefix(t, []byte("default "))) && bytes.Contains(t, []byte(" password "))
+}
+
+// netrcPairs finds "password VALUE" (and any other secret-named keyword)
+// in a .netrc line of space-separated keywords and values.
+func netrcPairs(line []byte) []span {
+	var out []span
+	words := wordSpans(line)
+	for i := 0; i+1 < len(words); i++ {
+		k, v := words[i], words[i+1]
+		out = append(out, span{k[0], k[1], v[0], v[1]})
+	}
+	return out
+}
+
+// wordSpans returns the [start, end) of every space-separated word.
+func wordSpans(line []byte) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(line); {
+		for i < len(line) && isSpaceByte(line[i]) {
+			i++
+		}
+		j := i
+		for j < len(line) && !isSpaceByte(line[j]) {
+			j++
+		}
+		if j > i {
+			out = append(out, [2]int{i, j})
+		}
+		i = j
+	}
+	return out
 }

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nodeboot/nodeboot/internal/testing/awstest"
+)
+
+// TestBundleStopsOnSIGTERM: with a metadata service that never answers
+// (the doctor report waits on it), a SIGTERM ends `nodeboot bundle` at
+// its next step: it exits 1 saying it was interrupted, having written a
+// partial bundle.
+func TestBundleStopsOnSIGTERM(t *testing.T) {
+	awstest.IsolateEnv(t)
+	imds := awstest.NewIMDS(t)
+	imds.Hang(awstest.PathToken)
+	root := t.TempDir()
+	fakeMachine(t, root)
+	cmd := exec.Command(binary, "bundle", "--root", root, "--out", "/b.tgz")
+	cmd.Env = append(os.Environ(), "AWS_EC2_METADATA_SERVICE_ENDPOINT="+imds.URL)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for imds.Calls(awstest.PathToken) == 0 { // the run is under way (and its signal handler set)
+		time.Sleep(10 * time.Millisecond)
+	}
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_, err := awstest.Within(t, func() (struct{}, error) { return struct{}{}, cmd.Wait() })
+	t.Logf("exited %v after SIGTERM in %s: %s", err, time.Since(start).Round(time.Millisecond), stderr.String())
+	if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(stderr.String(), "context canceled: a partial bundle was written to") {
+		t.Errorf("exit %d, stderr %s", cmd.ProcessState.ExitCode(), stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(root, "b.tgz")); err != nil {
+		t.Error(err)
+	}
+}
+
+// bundleLogMiB is the size of the logs TestBundleMemoryIsBounded writes;
+// NODEBOOT_BUNDLE_LOG_MIB=1024 is the 1 GiB measurement of
+// docs/performance.md.
+func bundleLogMiB(t *testing.T) int {
+	if v := os.Getenv("NODEBOOT_BUNDLE_LOG_MIB"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			t.Fatalf("NODEBOOT_BUNDLE_LOG_MIB=%q", v)
+		}
+		return n
+	}
+	return 96
+}
+
+// peakRSSBound is what a bundle may take in memory, whatever the logs'
+// size: it streams every item through scratch files.
+const peakRSSBound = 64 << 20
+
+// TestBundleMemoryIsBounded writes large kubelet and system logs (lines
+// inside the window, some with a token to mask) and checks the bundle
+// process's peak resident memory.
+func TestBundleMemoryIsBounded(t *testing.T) {
+	awstest.IsolateEnv(t)
+	root := t.TempDir()
+	fakeMachine(t, root)
+	logs := []string{"/var/log/kubelet.log", "/var/log/containerd.log", "/var/log/messages", "/var/log/syslog"}
+	per := int64(bundleLogMiB(t)) << 20 / int64(len(logs))
+	for _, p := range logs {
+		writeLog(t, filepath.Join(root, p), per)
+	}
+	cmd := exec.Command(binary, "bundle", "--root", root, "--out", "/b.tgz", "-c", "file:///nonexistent")
+	cmd.Env = append(os.Environ(), "AWS_EC2_METADATA_DISABLED=true")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	if _, err := awstest.Within(t, func() (struct{}, error) { return struct{}{}, cmd.Run() }); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	t.Logf("bundle of %d MiB of logs: peak RSS %.1f MiB, %s; %s", int64(len(logs))*per>>20, float64(peak)/(1<<20),
+		time.Since(start).Round(time.Millisecond), strings.TrimSpace(out.String()))
+	if peak > peakRSSBound {
+		t.Errorf("peak RSS %d MiB, bound %d MiB", peak>>20, peakRSSBound>>20)
+	}
+}
+
+// writeLog writes about size bytes of kubelet-like log lines of the last
+// hour, one in 500 carrying a bearer token.
+func writeLog(t *testing.T, path string, size int64) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	stamp := time.Now().Add(-30 * time.Minute).Format("0102 15:04:05.000000")
+	for n, i := int64(0), 0; n < size; i++ {
+		var line string
+		if i%500 == 0 {
+			line = fmt.Sprintf("E%s 1 round_trippers.go:470] -H \"Authorization: Bearer tok-%08d-secret\" https://10.0.0.1/api\n", stamp, i)
+		} else {
+			line = fmt.Sprintf("I%s 1 kubelet.go:%d] \"Syncing pod\" pod=\"kube-system/coredns-%d\" containerID=\"containerd://%064x\"\n", stamp, i%3000, i, i)
+		}
+		k, _ := w.WriteString(line)
+		n += int64(k)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
