@@ -35,6 +35,9 @@ type Env struct {
 	Environ func() []string
 	// Exec replaces the process (nodeboot rollout); nil means syscall.Exec.
 	Exec func(path string, argv, envv []string) error
+	// Getwd returns the working directory, which nodeadm's relative
+	// file://config.yaml sources are read from; nil means os.Getwd.
+	Getwd func() (string, error)
 }
 
 // Main runs one command and returns the exit code.
@@ -42,6 +45,10 @@ func Main(ctx context.Context, args []string, env Env) int {
 	inv, err := Parse(args)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "nodeboot: %v\n\n%s", err, Usage)
+		return ExitUsage
+	}
+	if inv.Sources, err = absoluteSources(inv.Sources, inv.Root, env.Getwd); err != nil {
+		fmt.Fprintf(env.Stderr, "nodeboot: %v\n", err)
 		return ExitUsage
 	}
 	log := newLogger(env.Stderr, inv.Verbose)
