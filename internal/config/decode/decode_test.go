@@ -202,3 +202,20 @@ func TestUnknownFieldsStrictOnly(t *testing.T) {
 		t.Errorf("a type error is StrictOnly: %v", problems)
 	}
 }
+
+// TestValuesNodeadmAcceptsStrictOnly checks that a value nodeadm writes as
+// it is (a certificateAuthority that is no PEM certificate: nodeadm's own
+// e2e cases use one) only warns at boot in a node.eks.aws document, and
+// stays an error in a nodeboot.io document.
+func TestValuesNodeadmAcceptsStrictOnly(t *testing.T) {
+	body := "  cluster:\n    name: c\n    apiServerEndpoint: https://example.com\n    certificateAuthority: Y2VydGlmaWNhdGVBdXRob3JpdHk=\n    cidr: 10.100.0.0/16\n"
+	for _, tc := range []struct {
+		header     string
+		strictOnly bool
+	}{{eks, true}, {nb, false}} {
+		_, problems := decodeString(tc.header + body)
+		if len(problems) != 1 || !strings.Contains(problems[0].Message, "PEM") || problems[0].StrictOnly != tc.strictOnly {
+			t.Errorf("%s: problems (want one PEM problem, StrictOnly %v):\n%s", tc.header, tc.strictOnly, renderProblems(problems))
+		}
+	}
+}

@@ -16,7 +16,13 @@ func (w *walker) valueProblems(errs field.ErrorList) diag.List {
 			kept = append(kept, e)
 		}
 	}
-	return diag.FromFieldErrors(w.src, kept, w.positions, diag.SeverityError)
+	problems := diag.FromFieldErrors(w.src, kept, w.positions, diag.SeverityError)
+	if !w.unknownStrictOnly { // not a node.eks.aws document: nodeboot's rules are the reference
+		for i := range problems {
+			problems[i].StrictOnly = false
+		}
+	}
+	return problems
 }
 
 // failedAt reports whether path or one of its ancestors has a problem.

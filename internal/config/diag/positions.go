@@ -30,18 +30,25 @@ func parentPath(p string) string {
 	return ""
 }
 
+// OriginNodeadmAccepts marks a field error (field.Error.Origin) that
+// nodeadm does not make: it boots such input, so the problem it becomes is
+// StrictOnly (a warning at boot; config check and init --strict refuse it).
+const OriginNodeadmAccepts = "nodeadm-accepts"
+
 // FromFieldErrors converts apimachinery field errors into problems, placing
 // each at the position of its field in src; values that may be secret are
-// left out and long ones cut (FieldErrorBody).
+// left out and long ones cut (FieldErrorBody). Errors from
+// OriginNodeadmAccepts are StrictOnly.
 func FromFieldErrors(src Source, errs field.ErrorList, ps Positions, sev Severity) List {
 	out := make(List, 0, len(errs))
 	for _, e := range errs {
 		out = append(out, Problem{
-			Severity: sev,
-			Source:   src,
-			Field:    e.Field,
-			Position: ps.Lookup(e.Field),
-			Message:  FieldErrorBody(e),
+			Severity:   sev,
+			Source:     src,
+			Field:      e.Field,
+			Position:   ps.Lookup(e.Field),
+			Message:    FieldErrorBody(e),
+			StrictOnly: e.Origin == OriginNodeadmAccepts,
 		})
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 )
 
@@ -27,7 +28,8 @@ func clusterValues(c hub.Cluster, fld *field.Path) field.ErrorList {
 	}
 	if c.CertificateAuthority != nil {
 		if detail := CertificateAuthorityProblem(c.CertificateAuthority); detail != "" {
-			errs = append(errs, field.Invalid(fld.Child("certificateAuthority"), field.OmitValueType{}, detail))
+			// nodeadm writes whatever the field decodes to as the CA file.
+			errs = append(errs, field.Invalid(fld.Child("certificateAuthority"), field.OmitValueType{}, detail).WithOrigin(diag.OriginNodeadmAccepts))
 		}
 	}
 	if c.CIDR != "" {
