@@ -113,6 +113,27 @@ func Start(t testing.TB, c Config) string {
 	if err := os.WriteFile(cfgPath, data, 0o600); err != nil {
 		t.Fatalf("aemmtest: %v", err)
 	}
+	return startConfig(t, bin, cfgPath, dir)
+}
+
+// StartConfigFile is Start with AEMM's own configuration file as written
+// by someone else (nodeadm's e2e cases ship one): AEMM serves exactly what
+// it says, in IMDSv2-only mode.
+func StartConfigFile(t testing.TB, cfgPath string) string {
+	t.Helper()
+	bin, err := Binary()
+	if err != nil {
+		if os.Getenv(EnvRequireE2E) != "" {
+			t.Fatalf("aemmtest: %v (%s is set)", err, EnvRequireE2E)
+		}
+		t.Skipf("aemmtest: %v", err)
+	}
+	return startConfig(t, bin, cfgPath, t.TempDir())
+}
+
+// startConfig starts AEMM with cfgPath, retrying on a lost port race.
+func startConfig(t testing.TB, bin, cfgPath, dir string) string {
+	t.Helper()
 	var lastErr error
 	for try := 0; try < 3; try++ { // the free port can be taken between probe and bind
 		endpoint, err := start(t, bin, cfgPath, dir)
@@ -125,12 +146,28 @@ func Start(t testing.TB, c Config) string {
 	return ""
 }
 
-// start launches one AEMM process and waits for it.
+// StartConfigFileAt is StartConfigFile on a given port, returning an error
+// instead of failing the test, so that it may run late, from another
+// goroutine (a test of an agent that must wait for IMDS to appear).
+func StartConfigFileAt(t testing.TB, cfgPath string, port int) (string, error) {
+	bin, err := Binary()
+	if err != nil {
+		return "", err
+	}
+	return startAt(t, bin, cfgPath, t.TempDir(), port)
+}
+
+// start launches one AEMM process on a free port and waits for it.
 func start(t testing.TB, bin, cfgPath, dir string) (string, error) {
 	port, err := freePort()
 	if err != nil {
 		return "", err
 	}
+	return startAt(t, bin, cfgPath, dir, port)
+}
+
+// startAt launches one AEMM process on port and waits for it.
+func startAt(t testing.TB, bin, cfgPath, dir string, port int) (string, error) {
 	logPath := filepath.Join(dir, "aemm-"+strconv.Itoa(port)+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -211,6 +248,9 @@ func repoRoot() (string, error) {
 		dir = parent
 	}
 }
+
+// FreePort returns a loopback port nothing listens on now.
+func FreePort() (int, error) { return freePort() }
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
