@@ -32,7 +32,8 @@ var errUnhealthy = errors.New("a check failed")
 // newDoctor wires the doctor's effects.
 func newDoctor(inv Invocation, env Env, log *slog.Logger) doctor.Doctor {
 	a := newAgent(inv, env, log)
-	a.Metadata = imds.New(imds.Options{MaxAttempts: doctorIMDSAttempts})
+	metadata := imds.New(imds.Options{MaxAttempts: doctorIMDSAttempts})
+	a.Metadata = metadata
 	environ := env.Environ
 	if environ == nil {
 		environ = os.Environ
@@ -49,6 +50,10 @@ func newDoctor(inv Invocation, env Env, log *slog.Logger) doctor.Doctor {
 		Environ:        environ(),
 		Hostname:       hostname(inv.Root),
 		Timeout:        inv.Timeout,
+		InstanceRole: func(ctx context.Context) (doctor.InstanceRole, error) {
+			r, err := metadata.InstanceRole(ctx)
+			return doctor.InstanceRole{ProfileARN: r.ProfileARN, RoleName: r.RoleName}, err
+		},
 	}
 }
 

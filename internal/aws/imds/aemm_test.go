@@ -32,6 +32,8 @@ func TestAgainstAEMM(t *testing.T) {
 		Hostname:     "ip-172-31-9-8.eu-central-1.compute.internal",
 		IPv6s:        []string{"2a05:d014::8", "2a05:d014::9"},
 		VPCCIDRs:     []string{"172.31.0.0/16", "100.64.0.0/16"},
+		IAM: &aemmtest.IAMRole{InstanceProfileARN: "arn:aws:iam::111122223333:instance-profile/eks/workers", RoleName: "workers-role",
+			AccessKeyID: "ASIAEXAMPLE", SecretAccessKey: "secret", Token: "token", Expiration: time.Now().Add(time.Hour)},
 	}
 	endpoint := aemmtest.Start(t, cfg)
 	// AEMM runs with -I: every metadata request needs a session token, and
@@ -61,6 +63,10 @@ func TestAgainstAEMM(t *testing.T) {
 	}
 	if got, err := c.Interface(ctx, cfg.MAC); err != nil || !reflect.DeepEqual(got, NetworkInterface{LocalIPv4s: []string{cfg.LocalIPv4}}) {
 		t.Errorf("Interface = %+v, %v", got, err)
+	}
+
+	if got, err := c.InstanceRole(ctx); err != nil || got != (InstanceRole{ProfileARN: cfg.IAM.InstanceProfileARN, RoleName: "workers-role"}) {
+		t.Errorf("InstanceRole = %+v, %v", got, err)
 	}
 
 	st, err := c.Instance(ctx, Want{IPv6: true, VPCCIDRs: true})

@@ -90,3 +90,36 @@ func (c *Client) VPCIPv4CIDRs(ctx context.Context, mac string) ([]string, error)
 func macPath(mac, leaf string) string {
 	return "network/interfaces/macs/" + mac + "/" + leaf
 }
+
+// InstanceRole is the instance's IAM role as IMDS tells it.
+type InstanceRole struct {
+	// ProfileARN is the instance profile's ARN (iam/info).
+	ProfileARN string
+	// RoleName is the role's name (iam/security-credentials/).
+	RoleName string
+}
+
+// InstanceRole returns the instance profile and its role. An instance
+// without a role yields an error wrapping ErrNotFound.
+func (c *Client) InstanceRole(ctx context.Context) (InstanceRole, error) {
+	var info *sdkimds.GetIAMInfoOutput
+	err := c.lookup(ctx, "meta-data/iam/info", func(ctx context.Context) (err error) {
+		info, err = c.sdk.GetIAMInfo(ctx, &sdkimds.GetIAMInfoInput{})
+		return err
+	})
+	if err != nil {
+		return InstanceRole{}, err
+	}
+	names, err := c.metadata(ctx, "iam/security-credentials/")
+	if err != nil {
+		return InstanceRole{}, err
+	}
+	role := InstanceRole{ProfileARN: info.InstanceProfileArn}
+	if lines := splitLines(names); len(lines) > 0 {
+		role.RoleName = lines[0]
+	}
+	if role.RoleName == "" {
+		return role, fmt.Errorf("imds meta-data/iam/security-credentials/: no role: %w", ErrNotFound)
+	}
+	return role, nil
+}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nodeboot/nodeboot/internal/config/awsauth"
 	"github.com/nodeboot/nodeboot/internal/node/agent"
 	"github.com/nodeboot/nodeboot/internal/node/cmdrun"
 	"github.com/nodeboot/nodeboot/internal/node/cri"
@@ -58,6 +59,9 @@ type Doctor struct {
 	Now func() time.Time
 	// Timeout bounds the whole run; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// InstanceRole returns the instance's IAM role from IMDS (it signs
+	// the kubelet's EKS token); nil leaves it unknown.
+	InstanceRole func(ctx context.Context) (InstanceRole, error)
 }
 
 // needs lists the checks whose evidence a check builds on: when one of
@@ -87,6 +91,8 @@ type evidence struct {
 	serving    ServingEvidence
 	versions   VersionsEvidence
 	runtime    RuntimeEvidence
+	role       *awsauth.RoleARN
+	roleErr    error
 }
 
 // Run runs every check and returns the report; it never fails as a whole.
@@ -191,6 +197,9 @@ func (d Doctor) gather(ctx context.Context, now func() time.Time) evidence {
 	})
 	wg.Go(func() { ev.versions.Kubelet, ev.versions.KubeletErr = d.KubeletVersion(ctx) })
 	wg.Go(func() { ev.runtime = gatherRuntime(ctx, f, d.Commands, ev.facts, d.criClient(f, ev.facts)) })
+	if d.InstanceRole != nil {
+		wg.Go(func() { ev.role, ev.roleErr = roleOf(d.InstanceRole(ctx)) })
+	}
 	wg.Wait()
 	d.gatherAPI(ctx, f, &ev)
 	return ev
@@ -200,7 +209,9 @@ func (d Doctor) gather(ctx context.Context, now func() time.Time) evidence {
 // is, for its Node and for its serving CSRs.
 func (d Doctor) gatherAPI(ctx context.Context, f Files, ev *evidence) {
 	k, ep, cred := ev.facts, ev.endpoint, ev.credential
-	ev.identity = IdentityEvidence{NodeName: k.NodeName, NameSource: k.NameSource, Bootstrap: ep.Conn.Bootstrap}
+	ev.identity = IdentityEvidence{NodeName: k.NodeName, NameSource: k.NameSource, Bootstrap: ep.Conn.Bootstrap,
+		Role: ev.role, RoleErr: ev.roleErr, InstanceID: ev.imds.Doc.InstanceID}
+	ev.identity.Cluster, ev.identity.Region, ev.identity.EKSToken = eksTokenArgs(ep.Conn.User.Exec)
 	ev.register = RegistrationEvidence{NodeName: k.NodeName, ProviderID: k.Config.ProviderID}
 	ev.serving = ServingEvidence{NodeName: k.NodeName, NodeIP: k.NodeIP, CertPath: k.ServingCertPath(),
 		TLSBootstrap: k.Config.ServerTLSBootstrap != nil && *k.Config.ServerTLSBootstrap}

@@ -3,9 +3,11 @@ package doctor
 import (
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/nodeboot/nodeboot/internal/config/awsauth"
 	"github.com/nodeboot/nodeboot/internal/node/kubeapi"
 )
 
@@ -17,6 +19,16 @@ type IdentityEvidence struct {
 	Bootstrap bool
 	User      kubeapi.UserInfo
 	Err       error
+	// Role is the instance's IAM role (IMDS), whose credentials sign an
+	// EKS token; nil when unknown, RoleErr saying why.
+	Role    *awsauth.RoleARN
+	RoleErr error
+	// InstanceID is the instance's ID (IMDS).
+	InstanceID string
+	// EKSToken is true when the credential is `aws eks get-token`'s;
+	// Cluster and Region are its --cluster-name and --region.
+	EKSToken        bool
+	Cluster, Region string
 }
 
 // identityVerdict checks that the credential is system:node:<name> in
@@ -25,8 +37,13 @@ func identityVerdict(ev IdentityEvidence) Result {
 	r := Result{ID: CheckIdentity}
 	want := kubeapi.NodeUserPrefix + ev.NodeName
 	r.Evidence = append(r.Evidence, fmt.Sprintf("the kubelet registers as %s (from %s)", orUnknown(ev.NodeName), ev.NameSource))
+	r.Evidence = append(r.Evidence, ev.roleEvidence()...)
 	if ev.Err != nil {
-		return identityError(r, ev)
+		r = identityError(r, ev)
+		if kubeapi.IsStatus(ev.Err, http.StatusUnauthorized) {
+			r = withMappingFix(r, ev)
+		}
+		return r
 	}
 	u := ev.User
 	r.Evidence = append(r.Evidence, fmt.Sprintf("SelfSubjectReview: user %q, groups %s", u.Username, strings.Join(u.Groups, ", ")))
@@ -42,15 +59,64 @@ func identityVerdict(ev IdentityEvidence) Result {
 		r.Verdict = Fail
 		r.Summary = fmt.Sprintf("%s is not in the group %s", u.Username, kubeapi.NodesGroup)
 		r.Action = "Add system:nodes to the groups of the node role's mapping (aws-auth mapRoles, or use an EC2_LINUX access entry, which sets it)."
+		r = withMappingFix(r, ev)
 	case strings.HasPrefix(u.Username, kubeapi.NodeUserPrefix):
-		r.Verdict = Fail
-		r.Summary = fmt.Sprintf("name mismatch: the credential is %s but the kubelet registers as %s", u.Username, ev.NodeName)
-		r.Action = fmt.Sprintf("Make the names agree: the kubelet must register under the EC2 private DNS name the identity mapping uses ({{EC2PrivateDNSName}}), so drop a --hostname-override that differs, or fix the mapping (here it says %s).",
-			strings.TrimPrefix(u.Username, kubeapi.NodeUserPrefix))
+		r = nameMismatch(r, ev, strings.TrimPrefix(u.Username, kubeapi.NodeUserPrefix))
 	default:
 		r.Verdict = Fail
 		r.Summary = fmt.Sprintf("unmapped: the credential authenticates as %q, not as a node (%s)", u.Username, want)
 		r.Action = "Map the node's IAM role to username system:node:{{EC2PrivateDNSName}} with group system:nodes (an EC2_LINUX access entry, or aws-auth mapRoles without the role's path)."
+		r = withMappingFix(r, ev)
+	}
+	return r
+}
+
+// nameMismatch explains a credential for another node name: when the
+// mapping renders the instance ID ({{SessionName}}) for a node named by its
+// private DNS name, or the other way round, it names the template to use.
+func nameMismatch(r Result, ev IdentityEvidence, credName string) Result {
+	r.Verdict = Fail
+	r.Summary = fmt.Sprintf("name mismatch: the credential is %s%s but the kubelet registers as %s", kubeapi.NodeUserPrefix, credName, ev.NodeName)
+	naming := awsauth.NamingOf(ev.NodeName, ev.InstanceID)
+	if ev.InstanceID == "" || (credName != ev.InstanceID && naming != awsauth.NameInstanceID) {
+		r.Action = fmt.Sprintf("Make the names agree: the kubelet must register under the EC2 private DNS name the identity mapping uses ({{EC2PrivateDNSName}}), so drop a --hostname-override that differs, or fix the mapping (here it says %s).", credName)
+		return r
+	}
+	r.Evidence = append(r.Evidence, fmt.Sprintf("the mapping's username template gives %s, but this node is named by %s: the username must be %s",
+		credName, naming, naming.UsernameTemplate()))
+	r.Action = fmt.Sprintf("Change the username of the role's mapping to %s (the entry is shown above).", naming.UsernameTemplate())
+	return withMappingFix(r, ev)
+}
+
+// roleEvidence names the instance role that signs the kubelet's EKS token.
+func (ev IdentityEvidence) roleEvidence() []string {
+	switch {
+	case !ev.EKSToken:
+		return nil
+	case ev.Role != nil:
+		return []string{fmt.Sprintf("the credential is an EKS token signed by instance role %s (the ARN a mapping names: no path)", ev.Role.Mapped())}
+	case ev.RoleErr != nil:
+		return []string{"the instance role is unknown: " + ev.RoleErr.Error()}
+	}
+	return nil
+}
+
+// withMappingFix adds the exact aws-auth entry and the equivalent access
+// entry that map the instance role as a node, when the credential is an
+// EKS token and the role is known.
+func withMappingFix(r Result, ev IdentityEvidence) Result {
+	if !ev.EKSToken || ev.Role == nil || r.Verdict != Fail {
+		return r
+	}
+	naming := awsauth.NamingOf(ev.NodeName, ev.InstanceID)
+	entry := awsauth.NodeEntryFor(ev.Role.Mapped(), false, naming)
+	r.Evidence = append(r.Evidence, "the kube-system/aws-auth mapRoles entry that lets this node in:\n"+strings.TrimSuffix(entry.YAML(), "\n"))
+	if naming == awsauth.NamePrivateDNS {
+		r.Evidence = append(r.Evidence, "or the equivalent EKS access entry (EKS sets the username and groups; the cluster's authentication mode must be API or API_AND_CONFIG_MAP):\n"+
+			awsauth.AccessEntryCommand(orUnknown(ev.Cluster), ev.Region, ev.Role.Mapped(), false))
+	}
+	if !strings.HasPrefix(r.Action, "Change the username") {
+		r.Action = "Add the aws-auth entry shown above to kube-system/aws-auth (or create the access entry shown); `nodeboot access check` shows how every node group's role is mapped before nodes launch."
 	}
 	return r
 }
@@ -76,4 +142,38 @@ func identityError(r Result, ev IdentityEvidence) Result {
 		r.Action = "Read the error: the connection worked a moment ago (API endpoint check), so look for a proxy or load balancer in between."
 	}
 	return r
+}
+
+// eksTokenArgs reads --cluster-name and --region from a credential plugin
+// that is `aws eks get-token`.
+func eksTokenArgs(exec *kubeapi.ExecConfig) (cluster, region string, ok bool) {
+	if exec == nil || filepath.Base(exec.Command) != "aws" || len(exec.Args) < 2 || exec.Args[0] != "eks" || exec.Args[1] != "get-token" {
+		return "", "", false
+	}
+	for i := 2; i+1 < len(exec.Args); i++ {
+		switch exec.Args[i] {
+		case "--cluster-name", "--cluster-id":
+			cluster = exec.Args[i+1]
+		case "--region":
+			region = exec.Args[i+1]
+		}
+	}
+	return cluster, region, true
+}
+
+// InstanceRole is the instance profile's role, as IMDS tells it.
+type InstanceRole struct {
+	ProfileARN, RoleName string
+}
+
+// roleOf turns IMDS's answer into the role's ARN.
+func roleOf(r InstanceRole, err error) (*awsauth.RoleARN, error) {
+	if err != nil {
+		return nil, err
+	}
+	arn, err := awsauth.RoleFromInstanceProfile(r.ProfileARN, r.RoleName)
+	if err != nil {
+		return nil, err
+	}
+	return &arn, nil
 }

@@ -72,13 +72,15 @@ type STS struct {
 
 	mu   sync.Mutex
 	keys map[string]Principal
+	// verified counts the requests each access key signed that passed.
+	verified map[string]int
 	// now is the clock; tests of expiry replace it.
 	now func() time.Time
 }
 
 // NewSTS starts an STS server for region that lives until the test ends.
 func NewSTS(t testing.TB, region string) *STS {
-	s := &STS{Region: region, keys: map[string]Principal{}, now: time.Now}
+	s := &STS{Region: region, keys: map[string]Principal{}, verified: map[string]int{}, now: time.Now}
 	s.URL = startLoopback(t, s.Handler()).URL
 	return s
 }
@@ -119,7 +121,18 @@ func (s *STS) serve(w http.ResponseWriter, r *http.Request) {
 		writeSTSError(w, r, stsFault(http.StatusBadRequest, "InvalidAction", "Could not find operation "+action+" for version "+params.Get("Version")))
 		return
 	}
+	s.mu.Lock()
+	s.verified[p.AccessKeyID]++
+	s.mu.Unlock()
 	writeCallerIdentity(w, r, p)
+}
+
+// CallsBy returns how many GetCallerIdentity calls signed with the access
+// key were answered.
+func (s *STS) CallsBy(accessKeyID string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.verified[accessKeyID]
 }
 
 // stsParams returns the Query parameters: the URL's query, plus the form

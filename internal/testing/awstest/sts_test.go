@@ -95,6 +95,9 @@ func TestSTSPresignedGetCallerIdentity(t *testing.T) {
 			}
 		})
 	}
+	if got := s.CallsBy(role.AccessKeyID); got != 1 {
+		t.Errorf("%d answered calls signed by the role, want 1", got)
+	}
 	if got := s.Calls(ActionGetCallerIdentity); got != len(tests) {
 		t.Errorf("%d GetCallerIdentity calls counted, want %d", got, len(tests))
 	}
