@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nodeboot/nodeboot/internal/config/maxpods"
 	"github.com/nodeboot/nodeboot/internal/config/maxpods/celexpr"
+	"github.com/nodeboot/nodeboot/internal/node/celhelper"
 	"github.com/nodeboot/nodeboot/internal/testing/gobuild"
 )
 
@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 // TestHelperAnswersLikeCelGoInProcess runs the built helper on checks and
 // evaluations and compares each answer with celexpr's in this process.
 func TestHelperAnswersLikeCelGoInProcess(t *testing.T) {
-	h := maxpods.Helper{Path: filepath.Join(bin, maxpods.HelperName)}
+	h := celhelper.Helper{Path: filepath.Join(bin, celhelper.HelperName)}
 	vars := celexpr.Vars{DefaultENIs: 4, IPsPerENI: 15, MaxPods: 58} // m4.xlarge
 	for _, expr := range []string{
 		"max_pods", "((default_enis-1)*(ips_per_eni-1))+2", "max_pods > 50 ? 50 : max_pods",
@@ -47,12 +47,12 @@ func TestHelperAnswersLikeCelGoInProcess(t *testing.T) {
 	} {
 		t.Run(expr, func(t *testing.T) {
 			want, wantErr := celexpr.Eval(expr, vars)
-			got, err := h.Run(maxpods.ExpressionRequest{Expression: expr, Evaluate: true,
+			got, err := h.Run(celhelper.ExpressionRequest{Expression: expr, Evaluate: true,
 				DefaultENIs: vars.DefaultENIs, IPsPerENI: vars.IPsPerENI, MaxPods: vars.MaxPods})
 			if got != want || (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
 				t.Fatalf("helper: %d, %v; in process: %d, %v", got, err, want, wantErr)
 			}
-			_, err = h.Run(maxpods.ExpressionRequest{Expression: expr})
+			_, err = h.Run(celhelper.ExpressionRequest{Expression: expr})
 			if wantCheck := celexpr.Check(expr); (err == nil) != (wantCheck == nil) {
 				t.Fatalf("helper check: %v; in process: %v", err, wantCheck)
 			}
@@ -66,7 +66,7 @@ func TestHelperRejectsUnreadableRequests(t *testing.T) {
 		"too long": `{"expression":"` + strings.Repeat("1", maxRequest) + `"}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			cmd := exec.Command(filepath.Join(bin, maxpods.HelperName))
+			cmd := exec.Command(filepath.Join(bin, celhelper.HelperName))
 			cmd.Stdin = strings.NewReader(in)
 			var ee *exec.ExitError
 			if err := cmd.Run(); !errors.As(err, &ee) || ee.ExitCode() != 2 {
@@ -95,7 +95,7 @@ func TestLeanAgentChecksExpressionsWithHelper(t *testing.T) {
 		{name: "valid", nodeboot: bin, expr: "((default_enis - 1) * (ips_per_eni - 1)) + 2"},
 		{name: "does not compile", nodeboot: bin, expr: "max_pods +", code: 1, stderr: "maxPodsExpression"},
 		{name: "not an int", nodeboot: bin, expr: "max_pods > 10", code: 1, stderr: "result type is bool, want int"},
-		{name: "no helper", nodeboot: lone, expr: "max_pods", code: 1, stderr: "found neither at " + filepath.Join(lone, maxpods.HelperName)},
+		{name: "no helper", nodeboot: lone, expr: "max_pods", code: 1, stderr: "found neither at " + filepath.Join(lone, celhelper.HelperName)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/nodeboot/nodeboot/internal/k8sapi/gentypes"
+	"github.com/nodeboot/nodeboot/internal/moduleroot"
 )
 
 func main() {
@@ -21,7 +22,7 @@ func main() {
 }
 
 func run() error {
-	root, err := gentypes.ModuleRoot()
+	root, err := moduleroot.Find()
 	if err != nil {
 		return err
 	}

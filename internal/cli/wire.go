@@ -33,6 +33,8 @@ func newAgent(inv Invocation, env Env, log *slog.Logger) *agent.Agent {
 		Probe:    host.Probe{Root: inv.Root, Run: host.ExecRunner{}, Warn: log.Warn},
 		Setenv:   env.Setenv,
 		Strict:   inv.Strict,
+		// cel-go in process, or the nodeboot-cel helper (-tags celexec).
+		Expressions: newExpressionEvaluator(),
 		// nodeadm honours the same variable.
 		CredentialProviderBin: getenv("ECR_CREDENTIAL_PROVIDER_BIN_PATH"),
 	}

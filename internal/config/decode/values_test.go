@@ -56,8 +56,6 @@ func TestNodeConfigValues(t *testing.T) {
 			want: []want{{"spec.instance.network.nameservers[1]", 12, 9, "must be an IP address"}}},
 		{name: "flags", input: eks + "  kubelet:\n    flags:\n    - --v=2\n    - node-labels=a=b\n",
 			want: []want{{"spec.kubelet.flags[1]", 11, 7, "must start with --"}}},
-		{name: "max pods expression", input: eks + "  kubelet:\n    maxPodsExpression: default_enis *\n",
-			want: []want{{"spec.kubelet.maxPodsExpression", 9, 24, "invalid max pods expression"}}},
 		{name: "max enis", input: nb + "  maxPods:\n    maxENIs: -2\n",
 			want: []want{{"spec.maxPods.maxENIs", 9, 14, "Invalid value: -2: must be 0 (no limit) or more"}}},
 		{name: "identity mode", input: nb + "  identity:\n    mode: Token\n",

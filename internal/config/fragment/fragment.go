@@ -12,7 +12,9 @@ import (
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 	"github.com/nodeboot/nodeboot/internal/config/legacy/bootstrapsh"
 	"github.com/nodeboot/nodeboot/internal/config/legacy/bottlerocket"
+	"github.com/nodeboot/nodeboot/internal/config/maxpods"
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
+	"github.com/nodeboot/nodeboot/internal/config/validate"
 )
 
 // Formats a document is reported as once decoded.
@@ -55,4 +57,21 @@ func Decode(doc userdata.Document) ([]Fragment, diag.List) {
 		return []Fragment{{Spec: res.Spec, Source: src, Positions: res.Positions}}, problems
 	}
 	return nil, nil
+}
+
+// CheckExpressions checks each fragment's kubelet.maxPodsExpression with
+// ev and reports a bad one at its document and line, as decoding reports
+// other values. Decoding cannot do it: which evaluator runs expressions is
+// the caller's choice (maxpods.Evaluator).
+func CheckExpressions(frags []Fragment, ev maxpods.Evaluator) diag.List {
+	var out diag.List
+	for _, f := range frags {
+		for _, e := range validate.MaxPodsExpression(f.Spec.Kubelet.MaxPodsExpression, ev) {
+			out = append(out, diag.Problem{
+				Severity: diag.SeverityError, Source: f.Source, Field: e.Field,
+				Position: f.Positions.Lookup(e.Field), Message: diag.FieldErrorBody(e),
+			})
+		}
+	}
+	return out
 }

@@ -5,7 +5,25 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/config/maxpods/celexpr"
 )
+
+// inProcess is the evaluator the tests run expressions with: cel-go, as
+// the CLI wires it without -tags celexec.
+var inProcess = celexpr.Evaluator{}
+
+// TestNoEvaluator: an expression with no evaluator to run it is refused,
+// never ignored.
+func TestNoEvaluator(t *testing.T) {
+	if err := CheckExpression(nil, "max_pods"); !errors.Is(err, ErrBadExpression) || !errors.Is(err, ErrNoEvaluator) {
+		t.Errorf("CheckExpression without an evaluator = %v", err)
+	}
+	res, err := Compute(Input{Limits: m5Large, Known: true, Expression: "max_pods + 2"})
+	if !errors.Is(err, ErrNoEvaluator) || res.Source != SourceFormula || res.MaxPods != 29 {
+		t.Errorf("Compute without an evaluator = %+v, %v; want the formula's 29 and ErrNoEvaluator", res, err)
+	}
+}
 
 func TestCheckExpression(t *testing.T) {
 	cases := []struct {
@@ -35,7 +53,7 @@ func TestCheckExpression(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := CheckExpression(tc.expr)
+			err := CheckExpression(inProcess, tc.expr)
 			if tc.ok && err != nil {
 				t.Fatalf("CheckExpression(%q) = %v, want nil", tc.expr, err)
 			}
@@ -56,7 +74,7 @@ var costly = "[" + strings.TrimSuffix(strings.Repeat("1,", 60), ",") + "].map(a,
 // refuses for its cost does fail when evaluated, so that refusing it in
 // config check is not stricter than boot.
 func TestCostlyExpressionFailsAtBoot(t *testing.T) {
-	if _, err := evalExpression(costly, 4, 15, 58); !errors.Is(err, ErrBadExpression) || !strings.Contains(err.Error(), "cost") {
+	if _, err := evalExpression(inProcess, costly, 4, 15, 58); !errors.Is(err, ErrBadExpression) || !strings.Contains(err.Error(), "cost") {
 		t.Fatalf("evaluating the costly expression: %v", err)
 	}
 }
@@ -91,7 +109,7 @@ func TestEvalExpression(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := evalExpression(tc.expr, enis, ips, standard)
+			got, err := evalExpression(inProcess, tc.expr, enis, ips, standard)
 			if tc.want == 0 {
 				if !errors.Is(err, ErrBadExpression) {
 					t.Fatalf("evalExpression(%q) = %d, %v; want ErrBadExpression", tc.expr, got, err)
@@ -112,7 +130,7 @@ func TestExpressionCacheKeepsExpressionsApart(t *testing.T) {
 		expr string
 		want int32
 	}{{"max_pods", 29}, {"max_pods + 1", 30}, {"max_pods", 29}, {"default_enis", 3}} {
-		got, err := evalExpression(tc.expr, 3, 10, 29)
+		got, err := evalExpression(inProcess, tc.expr, 3, 10, 29)
 		if err != nil || got != tc.want {
 			t.Fatalf("step %d: evalExpression(%q) = %d, %v; want %d", i, tc.expr, got, err, tc.want)
 		}
@@ -127,13 +145,13 @@ func FuzzCheckExpression(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, expr string) {
-		err := CheckExpression(expr)
+		err := CheckExpression(inProcess, expr)
 		if err != nil && !errors.Is(err, ErrBadExpression) {
 			t.Fatalf("CheckExpression(%q) = %v, not wrapping ErrBadExpression", expr, err)
 		}
 		if err == nil {
 			// Whatever compiled must evaluate without panicking.
-			_, _ = evalExpression(expr, 3, 10, 29)
+			_, _ = evalExpression(inProcess, expr, 3, 10, 29)
 		}
 	})
 }

@@ -53,6 +53,8 @@ type Input struct {
 	Policy Policy
 	// Expression is kubelet.maxPodsExpression; empty when unset.
 	Expression string
+	// Evaluator checks and evaluates Expression; needed only with one.
+	Evaluator Evaluator
 	// UserMaxPods is kubelet.config.maxPods; 0 when unset.
 	UserMaxPods int32
 }
@@ -162,14 +164,14 @@ func capFor(vcpus int) int {
 // usable; otherwise it only checks it. It returns the expression's error.
 func applyExpression(res *Result, in *Input) error {
 	if res.Source == SourceDefault {
-		err := CheckExpression(in.Expression)
+		err := CheckExpression(in.Evaluator, in.Expression)
 		res.warnf("kubelet.maxPodsExpression not evaluated: instance network limits unknown; using %d", res.MaxPods)
 		if err != nil {
 			res.warnf("%v", err)
 		}
 		return err
 	}
-	v, err := evalExpression(in.Expression, in.Limits.DefaultENIs, in.Limits.IPv4PerENI, int(res.Standard))
+	v, err := evalExpression(in.Evaluator, in.Expression, in.Limits.DefaultENIs, in.Limits.IPv4PerENI, int(res.Standard))
 	if err != nil {
 		res.warnf("kubelet.maxPodsExpression failed, falling back to %d: %v", res.MaxPods, err)
 		return err

@@ -149,30 +149,30 @@ func TestCompute(t *testing.T) {
 		},
 		{
 			name: "nodeadm e2e expression on m4.xlarge",
-			in:   Input{Limits: m4Xlarge, Known: true, VCPUs: 4, Expression: "((default_enis-1)*(ips_per_eni-1))+2"},
+			in:   Input{Limits: m4Xlarge, Known: true, VCPUs: 4, Expression: "((default_enis-1)*(ips_per_eni-1))+2", Evaluator: inProcess},
 			want: Result{MaxPods: 44, Standard: 58, Source: SourceExpression},
 		},
 		{
 			name: "expression sees the standard value, not the policy value, and is not capped",
-			in:   Input{Limits: m5Large, Known: true, Policy: Policy{CustomNetworking: true, Cap: true}, Expression: "max_pods * 10"},
+			in:   Input{Limits: m5Large, Known: true, Policy: Policy{CustomNetworking: true, Cap: true}, Expression: "max_pods * 10", Evaluator: inProcess},
 			want: Result{MaxPods: 290, Standard: 29, Source: SourceExpression},
 		},
 		{
 			name:         "failing expression falls back to the formula",
-			in:           Input{Limits: m5Large, Known: true, Policy: Policy{CustomNetworking: true}, Expression: "max_pods - 29"},
+			in:           Input{Limits: m5Large, Known: true, Policy: Policy{CustomNetworking: true}, Expression: "max_pods - 29", Evaluator: inProcess},
 			want:         Result{MaxPods: 20, Standard: 29, Source: SourceFormula},
 			wantExprErr:  true,
 			wantWarnings: 1,
 		},
 		{
 			name:         "expression with unknown limits is only checked",
-			in:           Input{Expression: "max_pods + 2"},
+			in:           Input{Expression: "max_pods + 2", Evaluator: inProcess},
 			want:         Result{MaxPods: 110, Source: SourceDefault},
 			wantWarnings: 1,
 		},
 		{
 			name:         "bad expression with unknown limits reports its error",
-			in:           Input{Expression: "max_pods +"},
+			in:           Input{Expression: "max_pods +", Evaluator: inProcess},
 			want:         Result{MaxPods: 110, Source: SourceDefault},
 			wantExprErr:  true,
 			wantWarnings: 2,
@@ -184,7 +184,7 @@ func TestCompute(t *testing.T) {
 		},
 		{
 			name:         "nodeadm e2e: user maxPods 1 wins over expression max_pods+2",
-			in:           Input{Limits: m4Xlarge, Known: true, VCPUs: 4, Expression: "max_pods+2", UserMaxPods: 1},
+			in:           Input{Limits: m4Xlarge, Known: true, VCPUs: 4, Expression: "max_pods+2", Evaluator: inProcess, UserMaxPods: 1},
 			want:         Result{MaxPods: 1, Standard: 58, Source: SourceUser},
 			wantWarnings: 1,
 		},
@@ -195,7 +195,7 @@ func TestCompute(t *testing.T) {
 		},
 		{
 			name:         "user maxPods still reports a bad expression",
-			in:           Input{Limits: m5Large, Known: true, Expression: `"x"`, UserMaxPods: 17},
+			in:           Input{Limits: m5Large, Known: true, Expression: `"x"`, Evaluator: inProcess, UserMaxPods: 17},
 			want:         Result{MaxPods: 17, Standard: 29, Source: SourceUser},
 			wantExprErr:  true,
 			wantWarnings: 2,
@@ -235,7 +235,7 @@ func TestComputeWarningTexts(t *testing.T) {
 	if !slices.Equal(res.Warnings, want) {
 		t.Errorf("xen PD warnings = %q, want %q", res.Warnings, want)
 	}
-	res, _ = Compute(Input{Limits: m4Xlarge, Known: true, Expression: "max_pods+2", UserMaxPods: 1})
+	res, _ = Compute(Input{Limits: m4Xlarge, Known: true, Expression: "max_pods+2", Evaluator: inProcess, UserMaxPods: 1})
 	want = []string{"kubelet.config.maxPods 1 overrides kubelet.maxPodsExpression"}
 	if !slices.Equal(res.Warnings, want) {
 		t.Errorf("override warnings = %q, want %q", res.Warnings, want)
@@ -273,7 +273,7 @@ func BenchmarkComputeFormula(b *testing.B) {
 }
 
 func BenchmarkComputeExpression(b *testing.B) {
-	in := Input{Limits: m4Xlarge, Known: true, VCPUs: 4, Expression: "((default_enis-1)*(ips_per_eni-1))+2"}
+	in := Input{Limits: m4Xlarge, Known: true, VCPUs: 4, Expression: "((default_enis-1)*(ips_per_eni-1))+2", Evaluator: inProcess}
 	b.ReportAllocs()
 	for b.Loop() {
 		sinkResult, _ = Compute(in)

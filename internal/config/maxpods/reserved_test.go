@@ -83,7 +83,7 @@ func TestKubeReserved(t *testing.T) {
 // user maxPods 1: nodeadm reserves 915Mi (from the expression's 60), nodeboot
 // reserves for the pods the kubelet really runs.
 func TestNodeadmE2EUserMaxPods(t *testing.T) {
-	res, err := Compute(Input{Limits: m4Xlarge, Known: true, VCPUs: 4, Expression: "max_pods+2", UserMaxPods: 1})
+	res, err := Compute(Input{Limits: m4Xlarge, Known: true, VCPUs: 4, Expression: "max_pods+2", Evaluator: inProcess, UserMaxPods: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

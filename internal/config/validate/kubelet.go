@@ -16,7 +16,7 @@ const (
 	kubeletConfigAPIVersion = "kubelet.config.k8s.io/v1beta1"
 )
 
-// kubeletValues checks flags, the max pods expression, the type of the
+// kubeletValues checks flags, the type of the
 // config fragment and the values of its fields the kubelet validates (field
 // names and types are checked by the decoder against KubeletConfiguration).
 func kubeletValues(k hub.Kubelet, fld *field.Path) field.ErrorList {
@@ -26,15 +26,24 @@ func kubeletValues(k hub.Kubelet, fld *field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(fld.Child("flags").Index(i), f, detail))
 		}
 	}
-	if k.MaxPodsExpression != "" {
-		if err := maxpods.CheckExpression(k.MaxPodsExpression); err != nil {
-			errs = append(errs, field.Invalid(fld.Child("maxPodsExpression"), k.MaxPodsExpression, oneLine(err.Error())))
-		}
-	}
 	errs = append(errs, typeMetaValue(k.Config, "kind", kubeletConfigKind, fld.Child("config"))...)
 	errs = append(errs, typeMetaValue(k.Config, "apiVersion", kubeletConfigAPIVersion, fld.Child("config"))...)
 	errs = append(errs, kubeletConfigValues(k.Config, fld.Child("config"))...)
 	return errs
+}
+
+// MaxPodsExpression checks kubelet.maxPodsExpression with ev, the
+// evaluator the node runs (cel-go, or the lean agent's helper: the caller
+// chooses, the core links neither). Decoders cannot run it, so callers run
+// it on every decoded document (fragment.CheckExpressions).
+func MaxPodsExpression(expr string, ev maxpods.Evaluator) field.ErrorList {
+	if expr == "" {
+		return nil
+	}
+	if err := maxpods.CheckExpression(ev, expr); err != nil {
+		return field.ErrorList{field.Invalid(specPath.Child("kubelet", "maxPodsExpression"), expr, oneLine(err.Error()))}
+	}
+	return nil
 }
 
 // typeMetaValue checks that config[key], when present, is the string want.

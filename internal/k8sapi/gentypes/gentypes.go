@@ -14,7 +14,6 @@ import (
 	"bytes"
 	"encoding"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"go/format"
 	"maps"
@@ -23,6 +22,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/nodeboot/nodeboot/internal/moduleroot"
 )
 
 // Target is one generated file.
@@ -214,7 +215,7 @@ func (g *generator) sources() string {
 // requiredVersions reads the require lines of the module's go.mod.
 func requiredVersions() map[string]string {
 	versions := map[string]string{}
-	root, err := ModuleRoot()
+	root, err := moduleroot.Find()
 	if err != nil {
 		return versions
 	}
@@ -231,25 +232,6 @@ func requiredVersions() map[string]string {
 	return versions
 }
 
-// ModuleRoot walks up from the working directory to nodeboot's go.mod.
-func ModuleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.HasPrefix(data, []byte("module github.com/nodeboot/nodeboot\n")) {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("not inside the nodeboot module")
-		}
-		dir = parent
-	}
-}
-
 // Stale returns an error when t's generated file differs from what
 // Generate returns now.
 func Stale(t Target) error {
@@ -257,7 +239,7 @@ func Stale(t Target) error {
 	if err != nil {
 		return err
 	}
-	root, err := ModuleRoot()
+	root, err := moduleroot.Find()
 	if err != nil {
 		return err
 	}

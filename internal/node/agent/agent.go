@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/nodeboot/nodeboot/internal/config/maxpods"
 	"github.com/nodeboot/nodeboot/internal/node/host"
 	"github.com/nodeboot/nodeboot/internal/node/localdisk"
 	"github.com/nodeboot/nodeboot/internal/node/service"
@@ -41,6 +42,10 @@ type Agent struct {
 	// DiskSystem sets up instance-store disks; nil means the real machine
 	// under Root (localdisk.Machine).
 	DiskSystem localdisk.System
+	// Expressions checks and evaluates kubelet.maxPodsExpression: cel-go
+	// in process or the nodeboot-cel helper, as the CLI's wiring chooses.
+	// Without one a config with an expression is refused.
+	Expressions maxpods.Evaluator
 
 	// pinLookupTimeout bounds one resolution of the Outposts API server
 	// host; 0 means 5 s (tests shorten it).

@@ -8,12 +8,13 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/nodeboot/nodeboot/internal/config/maxpods/celexpr"
 	"github.com/nodeboot/nodeboot/internal/testing/golden"
 )
 
 // convertCorpus is internal/author/convert's golden corpus: what
 // `nodeboot convert` writes for every case and target.
-const convertCorpus = "../../config/convert/testdata"
+const convertCorpus = "../../author/convert/testdata"
 
 // convertOutputsNodebootReads are the converter outputs nodeboot itself
 // accepts as user data. The Windows PowerShell output is for Windows
@@ -37,7 +38,7 @@ func TestConvertOutputsPassCheck(t *testing.T) {
 				continue
 			}
 			t.Run(name+"/"+file, func(t *testing.T) {
-				a := &Agent{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Root: "/"}
+				a := &Agent{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Expressions: celexpr.Evaluator{}, Root: "/"}
 				rep, err := a.Check(t.Context(), []string{"file://" + path})
 				if err != nil {
 					t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/maxpods/celexpr"
 	"github.com/nodeboot/nodeboot/internal/testing/golden"
 )
 
@@ -61,7 +62,7 @@ func newTestAgent(t *testing.T, root string, userData []byte, c caseSpec) (*Agen
 		cluster: ClusterInfo{Endpoint: "https://discovered.gr7.us-west-2.eks.amazonaws.com", CA: testCA(t),
 			ServiceIPv4CIDR: "172.20.0.0/16", IPFamily: "ipv4"},
 	}
-	a := &Agent{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Root: root, Metadata: md, Cloud: cloud.factory(),
+	a := &Agent{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Expressions: celexpr.Evaluator{}, Root: root, Metadata: md, Cloud: cloud.factory(),
 		LookupHost: func(context.Context, string) ([]string, error) { return []string{"10.0.0.21", "10.0.0.20"}, nil }}
 	a.Probe.Root = root
 	return a, md, cloud

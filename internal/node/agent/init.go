@@ -130,7 +130,7 @@ func (a *Agent) lock(ctx context.Context) (func(), error) {
 const maxHostsSize = 1 << 20
 
 func (a *Agent) hostInputs(cfg hub.NodeConfig) (HostInputs, error) {
-	var hi HostInputs
+	hi := HostInputs{Expressions: a.Expressions}
 	bin := a.CredentialProviderBin
 	if bin == "" {
 		bin = host.CredentialProviderBin

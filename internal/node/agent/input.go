@@ -2,11 +2,10 @@ package agent
 
 import (
 	"context"
-
-	"k8s.io/apimachinery/pkg/util/validation/field"
-
 	"errors"
 	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/internal/aws/imds"
@@ -16,6 +15,7 @@ import (
 	"github.com/nodeboot/nodeboot/internal/config/merge"
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
 	"github.com/nodeboot/nodeboot/internal/config/validate"
+	"github.com/nodeboot/nodeboot/internal/node/source"
 )
 
 // ErrNoConfig is returned when no source holds any node configuration.
@@ -35,7 +35,7 @@ type Input struct {
 
 // Read reads and decodes every source in order.
 func (a *Agent) Read(ctx context.Context, sources []string) (Input, error) {
-	reader := userdata.Reader{Root: a.Root, IMDS: userDataFetcher{a.Metadata}}
+	reader := source.Reader{Root: a.Root, IMDS: userDataFetcher{a.Metadata}}
 	var in Input
 	for _, uri := range sources {
 		docs, problems, err := reader.Read(ctx, uri)
@@ -48,6 +48,7 @@ func (a *Agent) Read(ctx context.Context, sources []string) (Input, error) {
 			frags, problems := DecodeDocument(doc)
 			in.Fragments = append(in.Fragments, frags...)
 			in.Problems = append(in.Problems, problems...)
+			in.Problems = append(in.Problems, fragment.CheckExpressions(frags, a.Expressions)...)
 		}
 	}
 	return in, nil
@@ -102,18 +103,18 @@ func (in Input) attribute(errs field.ErrorList) diag.List {
 	return out
 }
 
-// userDataFetcher adapts Metadata to userdata.UserDataFetcher, mapping a
-// missing user-data document to userdata.ErrNoUserData.
+// userDataFetcher adapts Metadata to source.UserDataFetcher, mapping a
+// missing user-data document to source.ErrNoUserData.
 type userDataFetcher struct{ md Metadata }
 
-// UserData fetches the user data, mapping 404 to userdata.ErrNoUserData.
+// UserData fetches the user data, mapping 404 to source.ErrNoUserData.
 func (f userDataFetcher) UserData(ctx context.Context) ([]byte, error) {
 	if f.md == nil {
-		return nil, fmt.Errorf("%w: no instance metadata client", userdata.ErrNoUserData)
+		return nil, fmt.Errorf("%w: no instance metadata client", source.ErrNoUserData)
 	}
 	b, err := f.md.UserData(ctx)
 	if errors.Is(err, imds.ErrNotFound) {
-		return nil, fmt.Errorf("%w: %w", userdata.ErrNoUserData, err)
+		return nil, fmt.Errorf("%w: %w", source.ErrNoUserData, err)
 	}
 	return b, err
 }

@@ -48,12 +48,14 @@ type HostInputs struct {
 	CredentialProviderBin string
 	// EtcHosts is the current /etc/hosts (Outposts pinning edits it).
 	EtcHosts []byte
+	// Expressions evaluates kubelet.maxPodsExpression (Agent.Expressions).
+	Expressions maxpods.Evaluator
 }
 
 // MakePlan renders every file for cfg. It is pure. When rendering fails,
 // the error reports every component's problems, not the first one only.
 func MakePlan(cfg hub.NodeConfig, hi HostInputs, scope Scope) (Plan, error) {
-	mp := computeMaxPods(cfg)
+	mp := computeMaxPods(cfg, hi.Expressions)
 	reserved := maxpods.KubeReserved(cfg.Status.Hardware.CPUs, cfg.Status.Hardware.MemoryMiB, effectiveMaxPods(cfg.Spec, mp))
 	p := Plan{MaxPods: mp, Reserved: reserved, LocalStorage: cfg.Spec.Instance.LocalStorage}
 	var files []render.File
@@ -130,7 +132,7 @@ func containerdInputs(cfg hub.NodeConfig) containerd.Inputs {
 // computeMaxPods derives maxPods from the user value, the expression or the
 // ENI formula. A bad expression falls back to the formula (nodeadm parity)
 // with a warning in the result; decoding already rejected it for check.
-func computeMaxPods(cfg hub.NodeConfig) maxpods.Result {
+func computeMaxPods(cfg hub.NodeConfig, ev maxpods.Evaluator) maxpods.Result {
 	user, _ := userMaxPods(cfg.Spec)
 	nl := cfg.Status.NetworkLimits
 	in := maxpods.Input{
@@ -139,6 +141,7 @@ func computeMaxPods(cfg hub.NodeConfig) maxpods.Result {
 		VCPUs:       cfg.Status.Hardware.CPUs,
 		Policy:      policy(cfg.Spec.MaxPods),
 		Expression:  cfg.Spec.Kubelet.MaxPodsExpression,
+		Evaluator:   ev,
 		UserMaxPods: user,
 	}
 	if l, ok := eni.Lookup(cfg.Status.Instance.Type); ok && nl.Source == "table" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/maxpods/celexpr"
 )
 
 // TestCheckWarnsAboutUnappliedSettings: config check names every accepted
@@ -22,7 +23,7 @@ func TestCheckWarnsAboutUnappliedSettings(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "user-data"), userData, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a := &Agent{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Root: dir}
+	a := &Agent{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Expressions: celexpr.Evaluator{}, Root: dir}
 	rep, err := a.Check(context.Background(), []string{"file:///user-data"})
 	if err != nil {
 		t.Fatal(err)

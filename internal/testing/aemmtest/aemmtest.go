@@ -8,7 +8,6 @@ package aemmtest
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +20,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nodeboot/nodeboot/internal/moduleroot"
 )
 
 // Environment variables read by Start.
@@ -214,7 +215,7 @@ func Binary() (string, error) {
 		}
 		return "", fmt.Errorf("%s=%s: %w", EnvBinary, p, ErrBinaryMissing)
 	}
-	root, err := repoRoot()
+	root, err := moduleroot.Find()
 	if err != nil {
 		return "", fmt.Errorf("%w (%v)", ErrBinaryMissing, err)
 	}
@@ -228,25 +229,6 @@ func Binary() (string, error) {
 func isExecutable(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
-}
-
-// repoRoot walks up from the working directory to the nodeboot module root.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.HasPrefix(data, []byte("module github.com/nodeboot/nodeboot\n")) {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("not inside the nodeboot module")
-		}
-		dir = parent
-	}
 }
 
 // FreePort returns a loopback port nothing listens on now.

@@ -1,4 +1,4 @@
-package userdata
+package source
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"syscall"
 	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/config/userdata"
 )
 
 // fakeIMDS returns fixed user data or an error.
@@ -30,14 +32,14 @@ func writeFile(t *testing.T, path, data string) {
 	}
 }
 
-// sourceView is what the reader tests compare of a Document.
+// sourceView is what the reader tests compare of a userdata.Document.
 type sourceView struct {
 	URI    string
 	Part   int
-	Format Format
+	Format userdata.Format
 }
 
-func viewSources(docs []Document) []sourceView {
+func viewSources(docs []userdata.Document) []sourceView {
 	var out []sourceView
 	for _, d := range docs {
 		out = append(out, sourceView{URI: d.Source.URI, Part: d.Source.Part, Format: d.Format})
@@ -78,9 +80,9 @@ func TestReaderFiles(t *testing.T) {
 			name: "drop-in directory",
 			uri:  "file:///etc/eks/nodeadm.d",
 			want: []sourceView{
-				{URI: "file:///etc/eks/nodeadm.d/10-a.yaml", Format: FormatNodeConfig},
-				{URI: "file:///etc/eks/nodeadm.d/20-b.yml", Format: FormatNodeConfig},
-				{URI: "file:///etc/eks/nodeadm.d/30-C.JSON", Format: FormatNodeConfig},
+				{URI: "file:///etc/eks/nodeadm.d/10-a.yaml", Format: userdata.FormatNodeConfig},
+				{URI: "file:///etc/eks/nodeadm.d/20-b.yml", Format: userdata.FormatNodeConfig},
+				{URI: "file:///etc/eks/nodeadm.d/30-C.JSON", Format: userdata.FormatNodeConfig},
 			},
 			wantProbs: []string{`error: file:///etc/eks/nodeadm.d/40-bad.yaml line 2: Content-Type multipart/mixed at line 2 has no boundary= parameter; add one, e.g. boundary="//"`},
 		},
@@ -88,12 +90,12 @@ func TestReaderFiles(t *testing.T) {
 			name: "MIME file",
 			uri:  "file:///etc/eks/user-data.mime",
 			want: []sourceView{
-				{URI: "file:///etc/eks/user-data.mime", Part: 1, Format: FormatNodeConfig},
-				{URI: "file:///etc/eks/user-data.mime", Part: 2, Format: FormatNodeConfig},
-				{URI: "file:///etc/eks/user-data.mime", Part: 3, Format: FormatShell},
+				{URI: "file:///etc/eks/user-data.mime", Part: 1, Format: userdata.FormatNodeConfig},
+				{URI: "file:///etc/eks/user-data.mime", Part: 2, Format: userdata.FormatNodeConfig},
+				{URI: "file:///etc/eks/user-data.mime", Part: 3, Format: userdata.FormatShell},
 			},
 		},
-		{name: "single file", uri: "file:///etc/eks/nodeadm.d/10-a.yaml", want: []sourceView{{URI: "file:///etc/eks/nodeadm.d/10-a.yaml", Format: FormatNodeConfig}}},
+		{name: "single file", uri: "file:///etc/eks/nodeadm.d/10-a.yaml", want: []sourceView{{URI: "file:///etc/eks/nodeadm.d/10-a.yaml", Format: userdata.FormatNodeConfig}}},
 		{name: "directory without config files", uri: "file:///etc/empty.d/"},
 		{name: "missing drop-in directory named with a trailing slash", uri: "file:///etc/eks/missing.d/"},
 		{name: "missing parent of a directory named with a trailing slash", uri: "file:///opt/none/nodeadm.d/"},
@@ -133,9 +135,9 @@ func TestReaderFileErrors(t *testing.T) {
 		{name: "missing file", uri: "file:///etc/eks/missing.yaml", wantErr: fs.ErrNotExist},
 		{name: "missing directory without a trailing slash", uri: "file:///etc/eks/missing.d", wantErr: fs.ErrNotExist},
 		{name: "trailing slash below a regular file", uri: "file:///etc/eks/user-data.mime/nodeadm.d/", wantErr: syscall.ENOTDIR},
-		{name: "escape with dot-dot", uri: "file:///../../" + filepath.ToSlash(outside) + "/secret.yaml", wantErr: ErrInvalidURI},
+		{name: "escape with dot-dot", uri: "file:///../../" + filepath.ToSlash(outside) + "/secret.yaml", wantErr: userdata.ErrInvalidURI},
 		{name: "absolute path stays under the root", uri: "file://" + filepath.ToSlash(outside) + "/secret.yaml", wantErr: fs.ErrNotExist},
-		{name: "unsupported scheme", uri: "https://example.com/x.yaml", wantErr: ErrUnsupportedScheme},
+		{name: "unsupported scheme", uri: "https://example.com/x.yaml", wantErr: userdata.ErrUnsupportedScheme},
 		{name: "canceled context", ctx: canceled, uri: "file:///etc/eks/nodeadm.d", wantErr: context.Canceled},
 	}
 	for _, tc := range tests {
@@ -176,7 +178,7 @@ func TestReaderIMDS(t *testing.T) {
 		{
 			name: "MIME user data",
 			imds: fakeIMDS{data: []byte(b64(eksMNG))},
-			want: []sourceView{{URI: "imds://user-data", Part: 1, Format: FormatShell}},
+			want: []sourceView{{URI: "imds://user-data", Part: 1, Format: userdata.FormatShell}},
 		},
 		{name: "no user data", imds: fakeIMDS{err: fmt.Errorf("GET user-data: 404: %w", ErrNoUserData)}},
 		{name: "empty user data", imds: fakeIMDS{data: []byte{}}},

@@ -1,4 +1,8 @@
-package maxpods
+// Package celhelper runs nodeboot-cel, the helper that checks and evaluates
+// max pods expressions for the lean agent (built with -tags celexec, which
+// does not link cel-go): one JSON request on stdin, one answer on stdout.
+// Evaluator adapts it to maxpods.Evaluator; the CLI's wiring picks it.
+package celhelper
 
 import (
 	"bytes"
@@ -9,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -84,4 +89,41 @@ func (h Helper) Run(req ExpressionRequest) (int64, error) {
 		return 0, errors.New(resp.Error)
 	}
 	return resp.Value, nil
+}
+
+// Evaluator checks and evaluates expressions in the helper, found next to
+// the running executable or in PATH on first use. It remembers the last
+// expression the helper accepted: validation checks a node's one
+// expression, then max pods evaluates it, so a boot runs the helper twice,
+// not three times. The zero value is ready to use.
+type Evaluator struct {
+	mu          sync.Mutex
+	lastChecked string
+}
+
+// Check compiles expr in the helper.
+func (e *Evaluator) Check(expr string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.lastChecked != "" && e.lastChecked == expr {
+		return nil
+	}
+	h, err := FindHelper()
+	if err != nil {
+		return err
+	}
+	if _, err := h.Run(ExpressionRequest{Expression: expr}); err != nil {
+		return err
+	}
+	e.lastChecked = expr
+	return nil
+}
+
+// Eval evaluates expr in the helper with nodeadm's variables.
+func (e *Evaluator) Eval(expr string, defaultENIs, ipsPerENI, maxPods int64) (int64, error) {
+	h, err := FindHelper()
+	if err != nil {
+		return 0, err
+	}
+	return h.Run(ExpressionRequest{Expression: expr, Evaluate: true, DefaultENIs: defaultENIs, IPsPerENI: ipsPerENI, MaxPods: maxPods})
 }

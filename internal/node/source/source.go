@@ -1,4 +1,8 @@
-package userdata
+// Package source reads the agent's config sources on the node: EC2 user
+// data through IMDS (imds://user-data) and files or drop-in directories
+// under --root (file:///path). It hands their bytes to the pure core
+// (userdata.Split), which never touches the host.
+package source
 
 import (
 	"context"
@@ -11,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/config/userdata"
 	"github.com/nodeboot/nodeboot/internal/inroot"
 )
 
@@ -59,18 +64,18 @@ type Reader struct {
 // (ErrNotRegular: a named pipe would block forever) is refused before it
 // is read. Content problems are returned in the diag.List; I/O failures and
 // bad URIs (wrapping ErrUnsupportedScheme or ErrInvalidURI) as error.
-func (r Reader) Read(ctx context.Context, uri string) ([]Document, diag.List, error) {
-	scheme, p, err := ParseURI(uri)
+func (r Reader) Read(ctx context.Context, uri string) ([]userdata.Document, diag.List, error) {
+	scheme, p, err := userdata.ParseURI(uri)
 	if err != nil {
 		return nil, nil, err
 	}
-	if scheme == SchemeIMDS {
+	if scheme == userdata.SchemeIMDS {
 		return r.readIMDS(ctx, uri)
 	}
 	return r.readFileSource(ctx, uri, p)
 }
 
-func (r Reader) readIMDS(ctx context.Context, uri string) ([]Document, diag.List, error) {
+func (r Reader) readIMDS(ctx context.Context, uri string) ([]userdata.Document, diag.List, error) {
 	if r.IMDS == nil {
 		return nil, nil, fmt.Errorf("read %s: no IMDS client configured", uri)
 	}
@@ -84,14 +89,14 @@ func (r Reader) readIMDS(ctx context.Context, uri string) ([]Document, diag.List
 	if len(data) > MaxSourceSize {
 		return nil, nil, fmt.Errorf("read %s: %w: larger than %s", uri, ErrTooLarge, inroot.Size(MaxSourceSize))
 	}
-	docs, probs := Split(diag.Source{URI: uri}, data)
+	docs, probs := userdata.Split(diag.Source{URI: uri}, data)
 	return docs, probs, nil
 }
 
 // readFileSource reads p (absolute, cleaned, without "..") inside the root:
 // symbolic links are followed as the node would see them with the root as
 // "/", never out of it.
-func (r Reader) readFileSource(ctx context.Context, uri, p string) ([]Document, diag.List, error) {
+func (r Reader) readFileSource(ctx context.Context, uri, p string) ([]userdata.Document, diag.List, error) {
 	root, err := inroot.Open(r.Root)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", uri, err)
@@ -109,7 +114,7 @@ func (r Reader) readFileSource(ctx context.Context, uri, p string) ([]Document, 
 		if err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", uri, err)
 		}
-		docs, probs := Split(diag.Source{URI: uri}, data)
+		docs, probs := userdata.Split(diag.Source{URI: uri}, data)
 		return docs, probs, nil
 	}
 	return r.readDropIns(ctx, root, uri, path.Clean(p))
@@ -117,7 +122,7 @@ func (r Reader) readFileSource(ctx context.Context, uri, p string) ([]Document, 
 
 // readDropIns reads the drop-in directory p: its *.yaml, *.yml and *.json
 // regular files in lexical order, at most MaxSourceSize in all.
-func (r Reader) readDropIns(ctx context.Context, root *inroot.Root, uri, p string) ([]Document, diag.List, error) {
+func (r Reader) readDropIns(ctx context.Context, root *inroot.Root, uri, p string) ([]userdata.Document, diag.List, error) {
 	dir, err := root.Dir(p)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", uri, err)
@@ -127,7 +132,7 @@ func (r Reader) readDropIns(ctx context.Context, root *inroot.Root, uri, p strin
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", uri, err)
 	}
-	var docs []Document
+	var docs []userdata.Document
 	var probs diag.List
 	budget := int64(MaxSourceSize)
 	for _, name := range configFileNames(entries) {
@@ -143,7 +148,7 @@ func (r Reader) readDropIns(ctx context.Context, root *inroot.Root, uri, p strin
 			return nil, nil, fmt.Errorf("read %s: %w", fileURI, err)
 		}
 		budget -= int64(len(data))
-		d, pr := Split(diag.Source{URI: fileURI}, data)
+		d, pr := userdata.Split(diag.Source{URI: fileURI}, data)
 		docs = append(docs, d...)
 		probs = append(probs, pr...)
 	}

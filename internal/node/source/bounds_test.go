@@ -1,4 +1,4 @@
-package userdata
+package source
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/nodeboot/nodeboot/internal/config/userdata"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
@@ -52,7 +53,7 @@ func TestSourcesAreBounded(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := tc.reader
 			r.Root = root
-			_, err := awstest.Within(t, func() ([]Document, error) {
+			_, err := awstest.Within(t, func() ([]userdata.Document, error) {
 				docs, _, err := r.Read(t.Context(), tc.uri)
 				return docs, err
 			})
