@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/config/fragment"
 	"github.com/nodeboot/nodeboot/internal/config/legacy/bootstrapsh"
 	"github.com/nodeboot/nodeboot/internal/node/agent"
 )
@@ -42,6 +43,6 @@ func runBootstrapSh(ctx context.Context, inv Invocation, env Env, log *slog.Logg
 		SkipConfig: inv.Skips(PhaseConfig),
 		SkipRun:    inv.Skips(PhaseRun),
 		Scope:      agent.AllDaemons,
-		Extra:      []agent.Fragment{{Spec: spec, Source: src}},
+		Extra:      []agent.Fragment{{Spec: fragment.AL2Spec(spec), Source: src}},
 	})
 }

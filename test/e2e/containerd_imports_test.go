@@ -13,15 +13,17 @@ import (
 	"strings"
 )
 
-// containerdDropInDir is where user data and the AMI put containerd
-// fragments; the rendered config must import them.
+// containerdDropInDir is where AL2 user data and the AMI put containerd
+// fragments; the config rendered for AL2 input must import them, one
+// rendered for NodeConfig input must not (nodeadm's does not).
 const containerdDropInDir = "/etc/containerd/config.d"
 
 // checkContainerdImports asks the real containerd (its own config loader,
 // `containerd config dump`) whether a fragment in /etc/containerd/config.d
-// is read with the rendered config. The fragment only sets the debug log
-// level and is removed again before containerd starts.
-func checkContainerdImports(ctx context.Context) (err error) {
+// is read with the rendered config, as it must be exactly when want is
+// set. The fragment only sets the debug log level and is removed again
+// before containerd starts.
+func checkContainerdImports(ctx context.Context, want bool) (err error) {
 	created := false
 	if _, statErr := os.Stat(containerdDropInDir); errors.Is(statErr, fs.ErrNotExist) {
 		if err := os.MkdirAll(containerdDropInDir, 0o755); err != nil {
@@ -44,8 +46,12 @@ func checkContainerdImports(ctx context.Context) (err error) {
 		return fmt.Errorf("containerd config dump: %w: %s", err, out)
 	}
 	dump := string(out)
-	if !strings.Contains(dump, fragment) || !strings.Contains(dump, `level = "warn"`) {
-		return fmt.Errorf("containerd does not import %s with the rendered %s:\n%s", fragment, containerdConfigFile, dump)
+	imported := strings.Contains(dump, fragment) && strings.Contains(dump, `level = "warn"`)
+	switch {
+	case want && !imported:
+		return fmt.Errorf("containerd does not import %s with the config rendered for AL2 input %s:\n%s", fragment, containerdConfigFile, dump)
+	case !want && imported:
+		return fmt.Errorf("containerd imports %s with the config rendered for NodeConfig input %s (nodeadm's does not):\n%s", fragment, containerdConfigFile, dump)
 	}
 	return nil
 }

@@ -217,7 +217,8 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, inv *cloudInventory, host h
 	}
 	sr.Agent = agent.name()
 
-	n := joinNode(t, c, nodeSetup{env: env, host: host, name: nodeName, agent: agent, kubeletPath: shimDir, awsLog: awsLog})
+	n := joinNode(t, c, nodeSetup{env: env, host: host, name: nodeName, agent: agent, kubeletPath: shimDir, awsLog: awsLog,
+		al2: sc.bootstrapSh || sc.generated == "al2"})
 	exposeLogs(t, n)
 	sr.MaxPods = n.rendered.config.MaxPods
 	if sc.wantMaxPods != 0 && sr.MaxPods != sc.wantMaxPods {

@@ -74,6 +74,10 @@ type nodeSetup struct {
 	// noReadyWait returns as soon as the kubelet runs (a join broken on
 	// purpose never becomes Ready).
 	noReadyWait bool
+	// al2 is AL2 user data: containerd must import /etc/containerd/config.d
+	// as the AL2 image's config does (NodeConfig input: it must not, as
+	// nodeadm's templates do not).
+	al2 bool
 }
 
 // joinNode runs the agent for real (root /), starts containerd and the
@@ -104,7 +108,7 @@ func joinNode(t *testing.T, c *cluster, s nodeSetup) *node {
 	if n.tl, err = watchJoin(ctx, c.admin, s.name); err != nil {
 		t.Fatalf("watch nodes and CSRs: %v", err)
 	}
-	n.render(t, s.agent)
+	n.render(t, s.agent, s.al2)
 	n.startContainerd(t, s.env.imagesDir)
 	n.startKubelet(t, s.env.k8s("kubelet"), s.kubeletPath)
 	if s.noReadyWait {
@@ -173,7 +177,7 @@ func (td *nodeTeardown) prepareHost(t *testing.T, ami map[string][]byte, nodeNam
 // render is the real agent run on the real paths. The files must be the
 // ones the dry run wrote, byte for byte (the agent's own state, such as
 // the discovery cache, only has to exist).
-func (n *node) render(t *testing.T, agent nodeAgent) {
+func (n *node) render(t *testing.T, agent nodeAgent, al2 bool) {
 	t.Helper()
 	n.agentStart = time.Now()
 	res, err := agent.render(t.Context(), "/")
@@ -193,7 +197,7 @@ func (n *node) render(t *testing.T, agent nodeAgent) {
 		t.Fatalf("read rendered files: %v", err)
 	}
 	t.Logf("kubelet args: %s", strings.Join(n.rendered.args, " "))
-	if err := checkContainerdImports(t.Context()); err != nil {
+	if err := checkContainerdImports(t.Context(), al2); err != nil {
 		t.Error(err)
 	}
 }

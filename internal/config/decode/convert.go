@@ -45,7 +45,7 @@ func fromNodeboot(s nbv1.NodeConfigSpec) hub.Spec {
 			ID:                   s.Cluster.ID,
 			IPFamily:             s.Cluster.IPFamily,
 		},
-		Containerd: hub.Containerd(s.Containerd),
+		Containerd: hub.Containerd{Config: s.Containerd.Config, BaseRuntimeSpec: s.Containerd.BaseRuntimeSpec},
 		Instance: hub.Instance{
 			Environment:  s.Instance.Environment,
 			LocalStorage: hub.LocalStorage(s.Instance.LocalStorage),

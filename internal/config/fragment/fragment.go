@@ -32,6 +32,14 @@ type Fragment struct {
 	APIVersion string
 }
 
+// AL2Spec marks a spec read from an AL2 bootstrap.sh call as configuring
+// an AL2 node: its containerd config imports /etc/containerd/config.d, as
+// the AL2 image's does.
+func AL2Spec(s hub.Spec) hub.Spec {
+	s.Containerd.ImportConfigDir = true
+	return s
+}
+
 // Decode dispatches on the document's format.
 func Decode(doc userdata.Document) ([]Fragment, diag.List) {
 	switch doc.Format {
@@ -49,7 +57,7 @@ func Decode(doc userdata.Document) ([]Fragment, diag.List) {
 		}
 		src := doc.Source
 		src.Format = FormatBootstrapSh
-		return []Fragment{{Spec: res.Spec, Source: src, Positions: res.Positions}}, problems
+		return []Fragment{{Spec: AL2Spec(res.Spec), Source: src, Positions: res.Positions}}, problems
 	case userdata.FormatBottlerocket:
 		res, problems := bottlerocket.Decode(doc)
 		src := doc.Source

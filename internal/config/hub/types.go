@@ -40,7 +40,15 @@ type Cluster struct {
 type Containerd struct {
 	Config          string                     `json:"config,omitempty"`
 	BaseRuntimeSpec map[string]json.RawMessage `json:"baseRuntimeSpec,omitempty"`
+	// ImportConfigDir makes the config import ContainerdConfigDropIns, as
+	// the AL2 image's containerd config does; set for AL2 bootstrap.sh
+	// input only (nodeadm's AL2023 templates have no imports line).
+	ImportConfigDir bool `json:"importConfigDir,omitempty"`
 }
+
+// ContainerdConfigDropIns are the containerd config fragments the AL2
+// image's config imports.
+const ContainerdConfigDropIns = "/etc/containerd/config.d/*.toml"
 
 // Instance configures the operating system.
 type Instance struct {

@@ -56,6 +56,7 @@ func mergeContainerd(dst *hub.Containerd, src hub.Containerd) error {
 		return fmt.Errorf("containerd.baseRuntimeSpec: %w", err)
 	}
 	dst.BaseRuntimeSpec = spec
+	dst.ImportConfigDir = dst.ImportConfigDir || src.ImportConfigDir // an AL2 part makes an AL2 node
 	return nil
 }
 

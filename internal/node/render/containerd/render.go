@@ -16,11 +16,14 @@ const (
 	ConfigPath = "/etc/containerd/config.toml"
 	// BaseRuntimeSpecPath is the OCI spec containers start from.
 	BaseRuntimeSpecPath = "/etc/containerd/base-runtime-spec.json"
-	// ConfigDropInGlob is what the config imports: fragments that user data
-	// or the AMI put in /etc/containerd/config.d/, as on AL2 and AL2023.
+	// ConfigDropInGlob is what the config imports for AL2 input
+	// (Spec.Containerd.ImportConfigDir): fragments that user data or the
+	// AMI put in /etc/containerd/config.d/, as the AL2 image's config does.
+	// nodeadm's (AL2023) templates import nothing, and neither does the
+	// config rendered from NodeConfig input.
 	// containerd merges each imported file over the main config one plugin
 	// table at a time (an imported plugin table replaces the whole table).
-	ConfigDropInGlob = "/etc/containerd/config.d/*.toml"
+	ConfigDropInGlob = hub.ContainerdConfigDropIns
 	// Socket is containerd's gRPC socket (the kubelet's runtime endpoint is
 	// "unix://" + Socket).
 	Socket = "/run/containerd/containerd.sock"
@@ -78,8 +81,12 @@ func Render(cfg hub.NodeConfig, in Inputs) ([]render.File, error) {
 		return nil, err
 	}
 	soci := FastImagePullEnabled(cfg)
+	imports := ""
+	if cfg.Spec.Containerd.ImportConfigDir {
+		imports = ConfigDropInGlob
+	}
 	config, err := renderConfig(schema, templateValues{
-		Imports:         ConfigDropInGlob,
+		Imports:         imports,
 		Socket:          Socket,
 		SandboxImage:    sandboxImage(cfg.Status.SandboxImage),
 		EnableCDI:       enableCDI,
