@@ -32,6 +32,7 @@ func runBootstrapSh(ctx context.Context, inv Invocation, env Env, log *slog.Logg
 	}
 	src := diag.Source{URI: "bootstrap.sh arguments", Format: agent.FormatBootstrapSh}
 	spec, problems := bootstrapsh.ParseArgsEnv(inv.Args, env.Environ(), src)
+	problems = diag.Relax(problems) // what AL2 boots (a CIDR with host bits) boots, with a warning
 	for _, p := range problems {
 		fmt.Fprintln(env.Stderr, p.String())
 	}

@@ -8,24 +8,18 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"strings"
 )
 
 // Errors of Address.
 var (
 	// ErrInvalidServiceCIDR means the service CIDR, or a VPC CIDR block,
-	// is not a CIDR.
+	// is not a CIDR, or the address derived from it is not an address.
 	ErrInvalidServiceCIDR = errors.New("invalid CIDR")
-	// ErrServiceCIDRTooSmall means the service CIDR has no room for the DNS
-	// address (network address + 10).
-	ErrServiceCIDRTooSmall = errors.New("service CIDR too small for the cluster DNS address")
 	// ErrNoClusterDNSSource means neither a service CIDR nor VPC CIDR blocks
 	// are known, so the cluster DNS address cannot be derived.
 	ErrNoClusterDNSSource = errors.New("cannot derive cluster DNS: no service CIDR (spec.cluster.cidr) and no VPC CIDR blocks (status.instance.vpcIPv4CIDRs)")
 )
-
-// dnsHostOffset is the cluster DNS address's offset in the service CIDR
-// (EKS puts kube-dns at x.y.z.10 / <prefix>::a).
-const dnsHostOffset = 10
 
 // Cluster DNS addresses of the two EKS default service CIDRs, used when the
 // service CIDR is unknown (bootstrap.sh rule, legacy-formats.md §A.4).
@@ -36,11 +30,13 @@ const (
 
 // Address returns the kube-dns service address for the service CIDR.
 //
-// With a CIDR the address is the network address plus 10: for IPv4 that is
-// nodeadm's "last octet replaced by 10" (10.100.0.0/16 → 10.100.0.10) for
-// every prefix up to /24, and for IPv6 nodeadm's "address text plus a"
-// (fd30:1c53:5f8a::/108 → fd30:1c53:5f8a::a). Unlike nodeadm's string edits
-// it masks host bits and refuses prefixes too small to hold the address.
+// With a CIDR it is derived exactly as nodeadm and bootstrap.sh derive it,
+// from the CIDR's text: for IPv4 the last octet of the address replaced by
+// 10 (10.100.0.0/16 → 10.100.0.10; with host bits, 172.20.5.0/16 →
+// 172.20.5.10, as AL2 boots it), for IPv6 the address text with "a"
+// appended (fd30:1c53:5f8a::/108 → fd30:1c53:5f8a::a). For EKS's service
+// CIDRs (IPv4 /12 to /24, IPv6 /108, network addresses) that is the network
+// address plus 10; InsideCIDR tells when it is not.
 //
 // Without a CIDR it applies bootstrap.sh's VPC rule: 172.20.0.10 when any
 // VPC IPv4 CIDR block lies in 10.0.0.0/8, else 10.100.0.10. With neither it
@@ -57,15 +53,38 @@ func dnsFromServiceCIDR(cidr string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: service CIDR %q: %w", ErrInvalidServiceCIDR, cidr, err)
 	}
-	prefix = prefix.Masked()
-	addr := prefix.Addr()
-	for range dnsHostOffset {
-		addr = addr.Next()
+	if prefix.Addr().Is4() {
+		a := prefix.Addr().As4()
+		a[3] = 10
+		return netip.AddrFrom4(a).String(), nil
 	}
-	if !addr.IsValid() || !prefix.Contains(addr) {
-		return "", fmt.Errorf("%w: %s", ErrServiceCIDRTooSmall, prefix)
+	text, _, _ := strings.Cut(cidr, "/")
+	addr, err := netip.ParseAddr(text + "a")
+	if err != nil {
+		return "", fmt.Errorf("%w: service CIDR %q: the cluster DNS address nodeadm derives from it, %q, is not an address", ErrInvalidServiceCIDR, cidr, text+"a")
 	}
 	return addr.String(), nil
+}
+
+// InsideCIDR reports whether the cluster DNS address Address derives from
+// a valid service CIDR is the network address plus 10, inside the CIDR:
+// false for a CIDR with host bits or one too small, where the derived
+// address is most likely not the cluster's DNS service.
+func InsideCIDR(cidr string) (want string, ok bool) {
+	prefix, err := netip.ParsePrefix(cidr)
+	if err != nil {
+		return "", false
+	}
+	got, err := dnsFromServiceCIDR(cidr)
+	network := prefix.Masked()
+	addr := network.Addr()
+	for range 10 {
+		addr = addr.Next()
+	}
+	if !addr.IsValid() || !network.Contains(addr) {
+		return "", false
+	}
+	return addr.String(), err == nil && got == addr.String()
 }
 
 var tenSlashEight = netip.MustParsePrefix("10.0.0.0/8")

@@ -18,12 +18,14 @@ func TestAddress(t *testing.T) {
 		{name: "eks default 172.20/16", cidr: "172.20.0.0/16", want: "172.20.0.10"},
 		{name: "kubeadm 10.96/12", cidr: "10.96.0.0/12", want: "10.96.0.10"},
 		{name: "slash 24", cidr: "192.168.7.0/24", want: "192.168.7.10"},
-		{name: "host bits are masked", cidr: "10.100.5.7/16", want: "10.100.0.10"},
-		{name: "slash 28 stays inside", cidr: "10.0.0.16/28", want: "10.0.0.26"},
-		{name: "slash 29 too small", cidr: "10.0.0.8/29", wantErr: ErrServiceCIDRTooSmall},
+		{name: "host bits as AL2 and nodeadm keep them", cidr: "172.20.5.0/16", want: "172.20.5.10"},
+		{name: "host bits in the last octet", cidr: "10.100.5.7/16", want: "10.100.5.10"},
+		{name: "slash 28: the last octet still becomes 10", cidr: "10.0.0.16/28", want: "10.0.0.10"},
+		{name: "slash 29", cidr: "10.0.0.8/29", want: "10.0.0.10"},
 		{name: "ipv6 eks", cidr: "fd30:1c53:5f8a::/108", want: "fd30:1c53:5f8a::a"},
 		{name: "ipv6 wide", cidr: "fc00::/7", want: "fc00::a"},
-		{name: "ipv6 slash 125 too small", cidr: "fd00::/125", wantErr: ErrServiceCIDRTooSmall},
+		{name: "ipv6 host bits appended to", cidr: "fd00::5/108", want: "fd00::5a"},
+		{name: "ipv6 text that cannot take an a", cidr: "fd00::1234/108", wantErr: ErrInvalidServiceCIDR},
 		{name: "not a cidr", cidr: "10.100.0.0", wantErr: ErrInvalidServiceCIDR},
 		{name: "garbage", cidr: "ten/8", wantErr: ErrInvalidServiceCIDR},
 		{name: "cidr wins over vpc", cidr: "10.100.0.0/16", vpc: []string{"10.0.0.0/16"}, want: "10.100.0.10"},
@@ -47,10 +49,28 @@ func TestAddress(t *testing.T) {
 	}
 }
 
-// FuzzAddress checks that any accepted service CIDR yields an address
-// inside it, 10 above the network address.
+func TestInsideCIDR(t *testing.T) {
+	for _, tc := range []struct {
+		cidr, want string
+		ok         bool
+	}{
+		{"10.100.0.0/16", "10.100.0.10", true},
+		{"fd30:1c53:5f8a::/108", "fd30:1c53:5f8a::a", true},
+		{"172.20.5.0/16", "172.20.0.10", false},
+		{"10.0.0.16/28", "10.0.0.26", false},
+		{"10.0.0.8/29", "", false},
+	} {
+		if want, ok := InsideCIDR(tc.cidr); want != tc.want || ok != tc.ok {
+			t.Errorf("InsideCIDR(%q) = %q, %v; want %q, %v", tc.cidr, want, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// FuzzAddress checks that any accepted service CIDR yields an address of
+// its family, and that for network addresses of EKS's sizes it is the
+// network address plus 10.
 func FuzzAddress(f *testing.F) {
-	for _, s := range []string{"10.100.0.0/16", "fd30:1c53:5f8a::/108", "10.0.0.8/29", "::/0", "1.2.3.4/32", "x"} {
+	for _, s := range []string{"10.100.0.0/16", "fd30:1c53:5f8a::/108", "10.0.0.8/29", "::/0", "1.2.3.4/32", "x", "172.20.5.0/16"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, cidr string) {
@@ -64,13 +84,14 @@ func FuzzAddress(f *testing.F) {
 		if err != nil {
 			return
 		}
-		prefix := netip.MustParsePrefix(cidr).Masked()
+		prefix := netip.MustParsePrefix(cidr)
 		addr := netip.MustParseAddr(got)
-		if !prefix.Contains(addr) {
-			t.Fatalf("Address(%q) = %s, outside %s", cidr, addr, prefix)
+		if addr.Is4() != prefix.Addr().Is4() {
+			t.Fatalf("Address(%q) = %s, another family", cidr, addr)
 		}
-		if addr == prefix.Addr() {
-			t.Fatalf("Address(%q) = network address", cidr)
+		eksSized := (prefix.Addr().Is4() && prefix.Bits() >= 12 && prefix.Bits() <= 24) || (prefix.Addr().Is6() && prefix.Bits() == 108)
+		if want, _ := InsideCIDR(cidr); eksSized && prefix == prefix.Masked() && got != want {
+			t.Fatalf("Address(%q) = %s, want the network address plus 10, %s", cidr, got, want)
 		}
 	})
 }

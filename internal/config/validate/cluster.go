@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/nodeboot/nodeboot/internal/config/clusterdns"
 	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 )
@@ -33,8 +34,12 @@ func clusterValues(c hub.Cluster, fld *field.Path) field.ErrorList {
 		}
 	}
 	if c.CIDR != "" {
-		if detail := cidrProblem(c.CIDR); detail != "" {
-			errs = append(errs, field.Invalid(fld.Child("cidr"), c.CIDR, detail))
+		if detail, accepted := cidrProblem(c.CIDR); detail != "" {
+			e := field.Invalid(fld.Child("cidr"), c.CIDR, detail)
+			if accepted { // nodeadm and bootstrap.sh derive the DNS address from the text
+				e = e.WithOrigin(diag.OriginNodeadmAccepts)
+			}
+			errs = append(errs, e)
 		}
 	}
 	if c.IPFamily != "" && c.IPFamily != IPFamilyIPv4 && c.IPFamily != IPFamilyIPv6 {
@@ -75,23 +80,28 @@ func unwrapURLError(err error) error {
 }
 
 // cidrProblem says what is wrong with a service CIDR, or "".
-func cidrProblem(s string) string {
+func cidrProblem(s string) (detail string, nodeadmAccepts bool) {
 	p, err := netip.ParsePrefix(s)
 	if err != nil {
 		if _, aerr := netip.ParseAddr(s); aerr == nil {
-			return "has no prefix length; write it like 10.100.0.0/16"
+			return "has no prefix length; write it like 10.100.0.0/16", false
 		}
-		return "is not a CIDR; write it like 10.100.0.0/16 or fd00:10:96::/108"
+		return "is not a CIDR; write it like 10.100.0.0/16 or fd00:10:96::/108", false
 	}
-	if m := p.Masked(); m != p {
-		return fmt.Sprintf("is not a network address (host bits are set); did you mean %s?", m)
+	dns, err := clusterdns.Address(s, nil)
+	if err != nil {
+		return err.Error(), false
 	}
-	// The cluster DNS address is the network address + 10 (bootstrap.sh's
-	// and nodeadm's rule), so the range needs 16 addresses.
-	if p.Addr().BitLen()-p.Bits() < 4 {
-		return fmt.Sprintf("has no room for the cluster DNS address (the network address + 10); use a /%d or larger", p.Addr().BitLen()-4)
+	want, inside := clusterdns.InsideCIDR(s)
+	switch {
+	case p.Masked() != p && inside:
+		return fmt.Sprintf("is not a network address (host bits are set); did you mean %s?", p.Masked()), true
+	case p.Masked() != p:
+		return fmt.Sprintf("is not a network address (host bits are set): the cluster DNS address is %s, derived from the text as nodeadm and bootstrap.sh do; did you mean %s (cluster DNS %s)?", dns, p.Masked(), want), true
+	case inside:
+		return "", false
 	}
-	return ""
+	return fmt.Sprintf("has no room for the cluster DNS address (the network address + 10): nodeadm and bootstrap.sh derive %s, outside the range; EKS service CIDRs are /12 to /24 (IPv4) or /108 (IPv6)", dns), true
 }
 
 // cidrFamily returns the IP family of a valid CIDR, or "".
