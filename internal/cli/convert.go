@@ -11,7 +11,6 @@ import (
 	"github.com/nodeboot/nodeboot/internal/author/convert"
 	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
-	"github.com/nodeboot/nodeboot/internal/config/merge"
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
 	"github.com/nodeboot/nodeboot/internal/node/agent"
 )
@@ -33,9 +32,12 @@ func runConvert(inv Invocation, env Env, stdin io.Reader) error {
 	if err != nil {
 		return err
 	}
-	spec, err := specFromUserData(uri, data, inv.From, env.Stderr)
+	spec, left, err := specFromUserData(uri, data, inv.From, env.Stderr)
 	if err != nil {
 		return err
+	}
+	for _, n := range left {
+		fmt.Fprintln(env.Stderr, n)
 	}
 	emit, err := convert.Target(inv.To)
 	if err != nil {
@@ -70,10 +72,12 @@ func readInput(arg string, stdin io.Reader) ([]byte, string, error) {
 	return b, "file://" + abs, nil
 }
 
-// specFromUserData splits, decodes (reporting every problem) and merges.
-func specFromUserData(uri string, data []byte, from string, stderr io.Writer) (hub.Spec, error) {
+// specFromUserData splits, decodes (reporting every problem) and merges,
+// leaving out what discovery will replace (agent.Input.ConversionSpec,
+// whose notes it returns).
+func specFromUserData(uri string, data []byte, from string, stderr io.Writer) (hub.Spec, []string, error) {
 	docs, problems := userdata.Split(diag.Source{URI: uri}, data)
-	var specs []hub.Spec
+	in := agent.Input{Documents: docs}
 	for _, d := range docs {
 		frags, p := agent.DecodeDocument(d)
 		problems = append(problems, p...)
@@ -82,19 +86,20 @@ func specFromUserData(uri string, data []byte, from string, stderr io.Writer) (h
 				problems.Errorf(f.Source, "", diag.Position{}, "read as %s, but --from %s was given", formatOf(f, d), from)
 				continue
 			}
-			specs = append(specs, f.Spec)
+			in.Fragments = append(in.Fragments, f)
 		}
 	}
+	problems = diag.Relax(problems) // what nodeadm and AL2 boot converts too
 	for _, p := range problems {
 		fmt.Fprintln(stderr, p.String())
 	}
 	if problems.HasErrors() {
-		return hub.Spec{}, diag.ErrInvalidConfig
+		return hub.Spec{}, nil, diag.ErrInvalidConfig
 	}
-	if len(specs) == 0 {
-		return hub.Spec{}, fmt.Errorf("%w in %s (found: %s)", agent.ErrNoConfig, uri, formatsOf(docs))
+	if len(in.Fragments) == 0 {
+		return hub.Spec{}, nil, fmt.Errorf("%w in %s (found: %s)", agent.ErrNoConfig, uri, formatsOf(docs))
 	}
-	return merge.Specs(specs...)
+	return in.ConversionSpec()
 }
 
 func formatOf(f agent.Fragment, d userdata.Document) string {

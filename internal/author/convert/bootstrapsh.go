@@ -28,6 +28,7 @@ func BootstrapSh(spec hub.Spec) ([]byte, []string, error) {
 		return nil, nil, ErrClusterNameRequired
 	}
 	var n notes
+	spec.Kubelet.Config = keepClusterDNS(spec, &n)
 	args := []string{shellQuote(spec.Cluster.Name)}
 	opt := func(flag, value string) { args = append(args, flag+" "+shellQuote(value)) }
 	c := spec.Cluster

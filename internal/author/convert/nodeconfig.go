@@ -2,12 +2,18 @@ package convert
 
 import (
 	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"maps"
 	"net/netip"
 	"reflect"
 	"strings"
 
+	"github.com/pelletier/go-toml/v2"
+
 	nbv1alpha1 "github.com/nodeboot/nodeboot/api/nodeboot/v1alpha1"
 	eksv1alpha1 "github.com/nodeboot/nodeboot/api/v1alpha1"
+	"github.com/nodeboot/nodeboot/internal/config/clusterdns"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 	"github.com/nodeboot/nodeboot/internal/config/validate"
 )
@@ -33,8 +39,10 @@ func NodeConfig(spec hub.Spec) ([]byte, []string, error) {
 func NodeConfigYAML(spec hub.Spec) ([]byte, []string, error) {
 	var n notes
 	apiVersion := nodeConfigAPIVersion(spec, &n)
+	spec.Kubelet.Config = keepClusterDNS(spec, &n)
 	spec.Cluster.CIDR = networkAddress(spec.Cluster.CIDR, &n)
 	spec.Kubelet.Flags = acceptedFlags(spec.Kubelet.Flags, &n)
+	spec.Containerd.Config = al2Imports(spec.Containerd, &n)
 	body, err := NodeConfigYAMLAs(apiVersion, spec)
 	return body, n, err
 }
@@ -102,18 +110,59 @@ func acceptedFlags(flags []string, n *notes) []string {
 	return out
 }
 
+// al2Imports returns the containerd TOML with the imports line the AL2
+// image's containerd config has, when the spec came from AL2 user data
+// and the TOML does not set imports itself: nodeadm's and nodeboot's
+// configs for NodeConfig input import nothing, so fragments that user data
+// writes to /etc/containerd/config.d would no longer be read.
+func al2Imports(c hub.Containerd, n *notes) string {
+	if !c.ImportConfigDir {
+		return c.Config
+	}
+	var doc map[string]any
+	if err := toml.Unmarshal([]byte(c.Config), &doc); err != nil || doc["imports"] != nil {
+		return c.Config
+	}
+	line := fmt.Sprintf("imports = [%q]\n", hub.ContainerdConfigDropIns)
+	n.add("spec.containerd.config", "imports %s, as the AL2 image's containerd config does (AL2023's does not); remove the line if no user data writes containerd fragments there", hub.ContainerdConfigDropIns)
+	return line + c.Config
+}
+
 // networkAddress returns a service CIDR with its host bits cleared, noting
-// the change. bootstrap.sh accepts 10.100.5.7/16, but NodeConfig validation
-// (nodeboot's and nodeadm's) wants the network address. nodeboot derives
-// the cluster DNS address from the masked prefix in both cases, so the
-// node comes out the same.
+// the change: bootstrap.sh and nodeadm accept 10.100.5.7/16, but config
+// check wants the network address. keepClusterDNS keeps the cluster DNS
+// address the host bits gave.
 func networkAddress(cidr string, n *notes) string {
 	p, err := netip.ParsePrefix(cidr)
 	if err != nil || p.Masked() == p {
 		return cidr
 	}
-	n.add("spec.cluster.cidr", "%s has host bits set; written as its network address %s (nodeboot derives the cluster DNS address from that either way)", cidr, p.Masked())
+	n.add("spec.cluster.cidr", "%s has host bits set; written as its network address %s", cidr, p.Masked())
 	return p.Masked().String()
+}
+
+// keepClusterDNS returns the kubelet config with clusterDNS set to the
+// address AL2, nodeadm and nodeboot derive from a service CIDR with host
+// bits (172.20.5.0/16 gives 172.20.5.10), when the network address
+// networkAddress writes instead would give another one and the config
+// does not set clusterDNS itself: the converted user data then configures
+// the same node.
+func keepClusterDNS(spec hub.Spec, n *notes) map[string]json.RawMessage {
+	config := spec.Kubelet.Config
+	p, err := netip.ParsePrefix(spec.Cluster.CIDR)
+	if err != nil || p.Masked() == p || config["clusterDNS"] != nil {
+		return config
+	}
+	dns, err := clusterdns.Address(spec.Cluster.CIDR, nil)
+	masked, _ := clusterdns.Address(p.Masked().String(), nil)
+	if err != nil || dns == masked {
+		return config
+	}
+	out := make(map[string]json.RawMessage, len(config)+1)
+	maps.Copy(out, config)
+	out["clusterDNS"], _ = json.Marshal([]string{dns})
+	n.add("spec.kubelet.config.clusterDNS", "set to [%s], the cluster DNS address derived from %s as the node had it; with the network address it would be %s, which is most likely the cluster's DNS service: remove clusterDNS if so", dns, spec.Cluster.CIDR, masked)
+	return out
 }
 
 // nodeConfigSpec builds the spec mapping in the API's field order.

@@ -62,8 +62,8 @@ func decodeNodeConfigUserData(t *testing.T, data []byte, invalid ...string) (hub
 // TestNodeConfigRoundTrip: hub → NodeConfig → Split → decode gives the
 // same spec, for every golden case, except that decoding writes kubelet
 // flags the way the kubelet receives them (validate.NormalizeFlag), the
-// service CIDR is its network address and flags the kubelet refuses are
-// left out.
+// service CIDR is its network address (with clusterDNS keeping the address
+// its host bits gave) and flags the kubelet refuses are left out.
 func TestNodeConfigRoundTrip(t *testing.T) {
 	for _, name := range goldenCases(t) {
 		t.Run(name, func(t *testing.T) {
@@ -72,6 +72,7 @@ func TestNodeConfigRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			spec.Kubelet.Config = keepClusterDNS(spec, &notes{})             // the DNS address the host bits gave, kept
 			spec.Cluster.CIDR = maskedCIDR(spec.Cluster.CIDR)                // written as the network address
 			spec.Kubelet.Flags = acceptedFlags(spec.Kubelet.Flags, &notes{}) // the rest are left out, with a note
 			var invalid []string                                             // a case may be invalid on purpose (notes about it)

@@ -1,6 +1,11 @@
 package agent
 
-import "github.com/nodeboot/nodeboot/internal/config/hub"
+import (
+	"fmt"
+
+	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/validate"
+)
 
 // DescribeWins says which cluster fields an eks:DescribeCluster answer
 // replaces although the config sets them. bootstrap.sh describes the
@@ -71,4 +76,32 @@ func applyClusterInfo(c *hub.Cluster, info ClusterInfo, wins DescribeWins) {
 		cidr = info.ServiceIPv6CIDR
 	}
 	take(&c.CIDR, cidr, wins.CIDR)
+}
+
+// ConversionSpec is the merged spec as a converter must write it to keep
+// the node the same: when the config makes the agent describe the cluster,
+// the fields the answer will replace (DescribeWins: bootstrap.sh
+// arguments) are left out, so that the converted document has them
+// discovered too instead of keeping values bootstrap.sh would have
+// dropped. The notes say which fields were left out and why. The cluster
+// id stays: an answer for a cluster that is not local to an Outpost has
+// none to replace it with.
+func (in Input) ConversionSpec() (hub.Spec, []string, error) {
+	spec, _, err := in.Merged()
+	if err != nil || len(validate.DiscoveryNeeded(spec)) == 0 {
+		return spec, nil, err
+	}
+	wins := in.DescribeWins()
+	c := &spec.Cluster
+	var notes []string
+	leave := func(path, flag string, set, win bool, clear func()) {
+		if set && win {
+			clear()
+			notes = append(notes, fmt.Sprintf("%s: left for eks:DescribeCluster: bootstrap.sh replaces %s with the cluster's answer when it describes the cluster (--apiserver-endpoint or --b64-cluster-ca is missing), and the converted document has it discovered the same way", path, flag))
+		}
+	}
+	leave("spec.cluster.apiServerEndpoint", "--apiserver-endpoint", c.APIServerEndpoint != "", wins.Endpoint, func() { c.APIServerEndpoint = "" })
+	leave("spec.cluster.certificateAuthority", "--b64-cluster-ca", len(c.CertificateAuthority) > 0, wins.CA, func() { c.CertificateAuthority = nil })
+	leave("spec.cluster.cidr", "--service-ipv4-cidr/--service-ipv6-cidr", c.CIDR != "", wins.CIDR, func() { c.CIDR = "" })
+	return spec, notes, nil
 }

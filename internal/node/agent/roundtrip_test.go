@@ -1,27 +1,29 @@
 package agent
 
 import (
-	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/author/convert"
 	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
+	"github.com/nodeboot/nodeboot/internal/testing/nodeview"
 )
 
 // TestConvertedUserDataRendersTheSame converts legacy user data to a
 // NodeConfig MIME document and checks that the node gets byte-identical
 // files either way: migrating a launch template changes nothing on the node.
 func TestConvertedUserDataRendersTheSame(t *testing.T) {
-	for _, name := range []string{"al2-mng-mime", "al2-labels-taints", "al2-minimal-discovery", "bottlerocket-dotted", "bottlerocket-table"} {
+	for _, name := range []string{"al2-mng-mime", "al2-labels-taints", "al2-minimal-discovery",
+		"al2-partial-discovery-ca-only", "al2-partial-discovery-endpoint-only", "bottlerocket-dotted", "bottlerocket-table"} {
 		t.Run(name, func(t *testing.T) {
 			original := readCase(t, name)
 			direct := renderUserData(t, original)
 
 			in := readInput(t, original)
-			spec, _, err := in.Merged()
+			spec, left, err := in.ConversionSpec()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -29,18 +31,33 @@ func TestConvertedUserDataRendersTheSame(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("notes: %v", notes)
+			t.Logf("notes: %v %v", left, notes)
 			viaNodeConfig := renderUserData(t, converted)
-			if names(direct) != names(viaNodeConfig) {
-				t.Fatalf("file sets differ:\n%s\n%s", names(direct), names(viaNodeConfig))
-			}
-			for p, want := range direct {
-				if !bytes.Equal(want, viaNodeConfig[p]) {
-					t.Errorf("%s differs after conversion\n--- direct\n%s\n--- via NodeConfig\n%s", p, want, viaNodeConfig[p])
-				}
+			for _, d := range nodeview.Diff(readView(t, direct), readView(t, viaNodeConfig)) {
+				t.Errorf("the node differs after conversion: %s", d)
 			}
 		})
 	}
+}
+
+// readView reads rendered files the way the node's daemons read them.
+func readView(t *testing.T, files map[string][]byte) nodeview.View {
+	t.Helper()
+	root := t.TempDir()
+	for p, data := range files {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := nodeview.Read(root, nodeview.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 func readInput(t *testing.T, data []byte) Input {
