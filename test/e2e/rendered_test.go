@@ -14,6 +14,9 @@ import (
 	"strings"
 
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
+
+	"github.com/nodeboot/nodeboot/internal/config/kubeleteffective"
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 )
 
 // Paths nodeadm (and so nodeboot) writes on the node.
@@ -53,13 +56,26 @@ func readRendered(root string) (rendered, error) {
 	if !ok {
 		return r, fmt.Errorf("%s has no %s", kubeletEnvFile, kubeletArgsVar)
 	}
-	r.args = strings.Fields(line)
-	cfg, err := effectiveKubeletConfig(root, flagValue(r.args, "config"), flagValue(r.args, "config-dir"))
+	if r.args, err = kubeletflag.SystemdWords(line); err != nil {
+		return r, fmt.Errorf("%s: %w", kubeletArgsVar, err)
+	}
+	// The configuration as the kubelet merges it, read with the doctor's
+	// code (kubeleteffective).
+	merged, err := kubeleteffective.Read(os.DirFS(root), flagValue(r.args, "config"), flagValue(r.args, "config-dir"))
 	if err != nil {
 		return r, err
 	}
-	r.config = cfg
+	if err := json.Unmarshal(merged, &r.config); err != nil {
+		return r, fmt.Errorf("decode merged kubelet config: %w", err)
+	}
 	return r, nil
+}
+
+// flagValue returns the value the kubelet ends up with for a flag that
+// keeps its last value (kubeletflag, the rule the agent and the doctor use).
+func flagValue(args []string, name string) string {
+	v, _ := kubeletflag.Value(args, name)
+	return v
 }
 
 // readEnvFile parses KEY=VALUE lines (systemd EnvironmentFile subset).
@@ -83,103 +99,6 @@ func readEnvFile(path string) (map[string]string, error) {
 		out[k] = v
 	}
 	return out, sc.Err()
-}
-
-// effectiveKubeletConfig layers the *.conf drop-ins of dropInDir (sorted by
-// name) over configPath: objects merge key by key, everything else is
-// replaced, as the kubelet does for the fields this suite reads.
-func effectiveKubeletConfig(root, configPath, dropInDir string) (kubeletv1beta1.KubeletConfiguration, error) {
-	var cfg kubeletv1beta1.KubeletConfiguration
-	if configPath == "" {
-		return cfg, fmt.Errorf("kubelet args have no --config")
-	}
-	merged, err := readJSONObject(filepath.Join(root, configPath))
-	if err != nil {
-		return cfg, err
-	}
-	if dropInDir != "" {
-		entries, err := os.ReadDir(filepath.Join(root, dropInDir))
-		if err != nil {
-			return cfg, err
-		}
-		for _, e := range entries {
-			if e.IsDir() || !strings.HasSuffix(e.Name(), ".conf") {
-				continue
-			}
-			frag, err := readJSONObject(filepath.Join(root, dropInDir, e.Name()))
-			if err != nil {
-				return cfg, err
-			}
-			mergeObjects(merged, frag)
-		}
-	}
-	data, err := json.Marshal(merged)
-	if err != nil {
-		return cfg, err
-	}
-	if err := json.Unmarshal(data, &cfg); err != nil {
-		return cfg, fmt.Errorf("decode merged kubelet config: %w", err)
-	}
-	return cfg, nil
-}
-
-func readJSONObject(path string) (map[string]any, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var obj map[string]any
-	if err := json.Unmarshal(data, &obj); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return obj, nil
-}
-
-func mergeObjects(dst, src map[string]any) {
-	for k, v := range src {
-		if sv, ok := v.(map[string]any); ok {
-			if dv, ok := dst[k].(map[string]any); ok {
-				mergeObjects(dv, sv)
-				continue
-			}
-		}
-		dst[k] = v
-	}
-}
-
-// flagValue returns the value of the last --name=value in args.
-func flagValue(args []string, name string) string {
-	var v string
-	for _, a := range args {
-		if val, ok := strings.CutPrefix(a, "--"+name+"="); ok {
-			v = val
-		}
-	}
-	return v
-}
-
-// flagValues returns the values of every --name=value in args.
-func flagValues(args []string, name string) []string {
-	var vs []string
-	for _, a := range args {
-		if val, ok := strings.CutPrefix(a, "--"+name+"="); ok {
-			vs = append(vs, val)
-		}
-	}
-	return vs
-}
-
-// labelsFromFlags merges every --node-labels flag, later keys winning.
-func labelsFromFlags(args []string) map[string]string {
-	out := map[string]string{}
-	for _, v := range flagValues(args, "node-labels") {
-		for pair := range strings.SplitSeq(v, ",") {
-			if k, val, ok := strings.Cut(pair, "="); ok {
-				out[k] = val
-			}
-		}
-	}
-	return out
 }
 
 func sortedKeys[M ~map[string]V, V any](m M) []string {

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 	"github.com/nodeboot/nodeboot/internal/node/render"
 	"github.com/nodeboot/nodeboot/internal/node/render/kubelet"
 )
@@ -140,7 +141,9 @@ func readEnvironment(t *testing.T, path string) (args, env []string) {
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		k, v, _ := strings.Cut(line, "=")
 		if k == kubelet.ArgsVariable {
-			args = strings.Fields(v)
+			if args, err = kubeletflag.SystemdWords(v); err != nil {
+				t.Fatal(err)
+			}
 		} else {
 			env = append(env, line)
 		}

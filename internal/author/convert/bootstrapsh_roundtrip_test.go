@@ -9,6 +9,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 	"github.com/nodeboot/nodeboot/internal/config/legacy/bootstrapsh"
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
 )
@@ -83,7 +84,7 @@ func effectiveKubeletFlags(t *testing.T, k hub.Kubelet, notes []string) map[stri
 		if string(raw) == "null" || noted(path) {
 			continue
 		}
-		form, ok := flagFormFor(key)
+		form, ok := kubeletflag.FormByConfig(key)
 		if !ok {
 			t.Fatalf("%s has no flag form and was not noted", path)
 		}
@@ -91,18 +92,18 @@ func effectiveKubeletFlags(t *testing.T, k hub.Kubelet, notes []string) map[stri
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, _ := splitFlag(arg)
-		out[f.name] = f.value
+		f, _ := kubeletflag.Split(arg)
+		out[f.Name] = f.Value
 	}
 	for i, arg := range k.Flags {
 		if noted(indexPath("spec.kubelet.flags", i)) {
 			continue
 		}
-		f, ok := splitFlag(arg)
-		if !ok {
+		f, ok := kubeletflag.Split(arg)
+		if !ok || !f.HasValue {
 			t.Fatalf("flag %q is not --name=value", arg)
 		}
-		out[f.name] = f.value
+		out[f.Name] = f.Value
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/nodeboot/nodeboot/internal/author/tomlwrite"
 	"github.com/nodeboot/nodeboot/internal/config/clusterdns"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 	"github.com/nodeboot/nodeboot/internal/config/legacy/bottlerocket"
 )
 
@@ -223,8 +224,8 @@ func (e *brEmitter) kubeletFlags(flags []string) {
 	labels := map[string]any{}
 	for i, arg := range flags {
 		path := indexPath("spec.kubelet.flags", i)
-		f, ok := splitFlag(arg)
-		if !ok {
+		f, ok := kubeletflag.Split(arg)
+		if !ok || !f.HasValue {
 			e.notes.add(path, "Bottlerocket has no setting for kubelet argument %q", arg)
 			continue
 		}
@@ -238,10 +239,10 @@ func (e *brEmitter) kubeletFlags(flags []string) {
 }
 
 // flag writes one kubelet flag as a setting.
-func (e *brEmitter) flag(path string, f kubeletFlag, labels map[string]any) error {
-	switch f.name {
+func (e *brEmitter) flag(path string, f kubeletflag.Flag, labels map[string]any) error {
+	switch f.Name {
 	case "node-labels":
-		pairs, err := parsePairs(f.value, "=")
+		pairs, err := parsePairs(f.Value, "=")
 		if err != nil {
 			return fmt.Errorf("--node-labels: %w", err)
 		}
@@ -254,7 +255,7 @@ func (e *brEmitter) flag(path string, f kubeletFlag, labels map[string]any) erro
 		}
 		return nil
 	case "register-with-taints":
-		taints, err := parseTaints(f.value)
+		taints, err := parseTaints(f.Value)
 		if err != nil {
 			return fmt.Errorf("--register-with-taints: %w", err)
 		}
@@ -262,19 +263,19 @@ func (e *brEmitter) flag(path string, f kubeletFlag, labels map[string]any) erro
 		e.setTaints(path, taints)
 		return nil
 	case "node-ip":
-		if problem := bottlerocket.NodeIPProblem(f.value); problem != "" {
-			return fmt.Errorf("--node-ip %q %s", f.value, problem)
+		if problem := bottlerocket.NodeIPProblem(f.Value); problem != "" {
+			return fmt.Errorf("--node-ip %q %s", f.Value, problem)
 		}
-		e.k8s.Set(f.name, f.value)
+		e.k8s.Set(f.Name, f.Value)
 		return nil
 	case "hostname-override":
-		if problem := bottlerocket.HostnameProblem(f.value); problem != "" {
-			return fmt.Errorf("--hostname-override %q %s", f.value, problem)
+		if problem := bottlerocket.HostnameProblem(f.Value); problem != "" {
+			return fmt.Errorf("--hostname-override %q %s", f.Value, problem)
 		}
-		e.k8s.Set(f.name, f.value)
+		e.k8s.Set(f.Name, f.Value)
 		return nil
 	case "v":
-		n, err := parseUint8(f.value)
+		n, err := parseUint8(f.Value)
 		if err != nil {
 			return fmt.Errorf("--v: %w", err)
 		}
@@ -285,25 +286,25 @@ func (e *brEmitter) flag(path string, f kubeletFlag, labels map[string]any) erro
 }
 
 // configFlag writes a flag that stands for a kubelet config field.
-func (e *brEmitter) configFlag(path string, f kubeletFlag) error {
-	form, ok := flagFormByFlag(f.name)
+func (e *brEmitter) configFlag(path string, f kubeletflag.Flag) error {
+	form, ok := kubeletflag.FormByFlag(f.Name)
 	if !ok {
-		return fmt.Errorf("Bottlerocket has no setting for kubelet flag --%s", f.name)
+		return fmt.Errorf("Bottlerocket has no setting for kubelet flag --%s", f.Name)
 	}
-	s, ok := bottlerocket.ConfigSettingFor(form.config)
+	s, ok := bottlerocket.ConfigSettingFor(form.Config)
 	if !ok {
-		return fmt.Errorf("Bottlerocket has no setting for kubelet flag --%s (%s)", f.name, form.config)
+		return fmt.Errorf("Bottlerocket has no setting for kubelet flag --%s (%s)", f.Name, form.Config)
 	}
-	raw, err := form.parseValue(f.value)
+	raw, err := parseFlagValue(form, f.Value)
 	if err != nil {
-		return fmt.Errorf("--%s: %w", f.name, err)
+		return fmt.Errorf("--%s: %w", f.Name, err)
 	}
 	v, err := s.Encode(raw)
-	if err != nil && form.kind == kindScalar {
-		v, err = s.Encode(stringJSON(f.value))
+	if err != nil && form.Kind == kubeletflag.KindScalar {
+		v, err = s.Encode(stringJSON(f.Value))
 	}
 	if err != nil {
-		return fmt.Errorf("--%s cannot be written as settings.kubernetes.%s: %w", f.name, s.Key, err)
+		return fmt.Errorf("--%s cannot be written as settings.kubernetes.%s: %w", f.Name, s.Key, err)
 	}
 	e.overrides(s.Key, path)
 	e.k8s.Set(s.Key, v)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 )
 
 func TestTarget(t *testing.T) {
@@ -102,17 +103,17 @@ func TestKubeletFlagParsing(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			form, ok := flagFormFor(tc.config)
+			form, ok := kubeletflag.FormByConfig(tc.config)
 			if !ok {
 				t.Fatalf("no flag form for %s", tc.config)
 			}
-			raw, err := form.parseValue(tc.text)
+			raw, err := parseFlagValue(form, tc.text)
 			if err != nil || string(raw) != tc.want {
 				t.Fatalf("parseValue(%q) = %s, %v; want %s", tc.text, raw, err, tc.want)
 			}
 			back, err := configFlag(form, raw)
-			if err != nil || back != "--"+form.flag+"="+tc.text {
-				t.Fatalf("configFlag = %s, %v; want --%s=%s", back, err, form.flag, tc.text)
+			if err != nil || back != "--"+form.Flag+"="+tc.text {
+				t.Fatalf("configFlag = %s, %v; want --%s=%s", back, err, form.Flag, tc.text)
 			}
 		})
 	}

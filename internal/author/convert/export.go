@@ -26,28 +26,3 @@ func SingleQuote(s string) string { return singleQuote(s) }
 
 // PowerShellQuote quotes s as a PowerShell single-quoted string.
 func PowerShellQuote(s string) string { return powershellQuote(s) }
-
-// ConfigFieldOfFlag returns the KubeletConfiguration field a kubelet flag
-// (name without dashes) sets, and whether its value is a map of pairs
-// (--kube-reserved=cpu=1,memory=2, --eviction-hard=memory.available<5%).
-func ConfigFieldOfFlag(name string) (field string, pairs bool, ok bool) {
-	form, ok := flagFormByFlag(name)
-	if !ok {
-		return "", false, false
-	}
-	return form.config, form.kind == kindPairs || form.kind == kindThresholds, true
-}
-
-// FlagPairs splits a pairs flag value into its entries (k=v for pairs
-// flags, k<v for thresholds).
-func FlagPairs(name, value string) (map[string]string, error) {
-	form, ok := flagFormByFlag(name)
-	if !ok {
-		return nil, errNoFlagForm
-	}
-	sep := "="
-	if form.kind == kindThresholds {
-		sep = "<"
-	}
-	return parsePairs(value, sep)
-}

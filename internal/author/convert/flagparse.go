@@ -5,52 +5,24 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 )
 
-// kubeletFlag is one --name=value argument split up.
-type kubeletFlag struct {
-	name  string // without dashes
-	value string
-}
-
-// splitFlag splits "--name=value" (or "-v=2"); ok is false for anything
-// else, including "--name value" given as one list item.
-func splitFlag(arg string) (kubeletFlag, bool) {
-	trimmed := strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-")
-	if trimmed == arg {
-		return kubeletFlag{}, false
-	}
-	name, value, ok := strings.Cut(trimmed, "=")
-	if !ok || name == "" {
-		return kubeletFlag{}, false
-	}
-	return kubeletFlag{name: name, value: value}, true
-}
-
-// flagFormByFlag returns the config field a flag sets.
-func flagFormByFlag(name string) (flagForm, bool) {
-	for _, f := range kubeletFlagForms {
-		if f.flag == name {
-			return f, true
-		}
-	}
-	return flagForm{}, false
-}
-
-// parseValue reads a flag value back into the JSON its config field takes.
+// parseFlagValue reads the value of the flag f back into the JSON its config field takes.
 // Scalars that read as integers or booleans become JSON numbers or
 // booleans; retry with stringJSON when the field wants a string.
-func (f flagForm) parseValue(text string) (json.RawMessage, error) {
-	switch f.kind {
-	case kindList:
+func parseFlagValue(f kubeletflag.Form, text string) (json.RawMessage, error) {
+	switch f.Kind {
+	case kubeletflag.KindList:
 		return json.Marshal(splitList(text))
-	case kindPairs:
+	case kubeletflag.KindPairs:
 		return pairsJSON(text, "=")
-	case kindThresholds:
+	case kubeletflag.KindThresholds:
 		return pairsJSON(text, "<")
-	case kindTaints:
+	case kubeletflag.KindTaints:
 		return taintsJSON(text)
-	case kindReservedMemory:
+	case kubeletflag.KindReservedMemory:
 		return reservedMemoryJSON(text)
 	default:
 		return scalarJSON(text), nil
@@ -85,17 +57,10 @@ func splitList(text string) []string {
 	return out
 }
 
-// parsePairs reads k<sep>v,… into a map.
+// parsePairs reads k<sep>v,… into a map, as the kubelet reads a map flag.
 func parsePairs(text, sep string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, item := range splitList(text) {
-		k, v, ok := strings.Cut(item, sep)
-		if !ok || k == "" {
-			return nil, fmt.Errorf("%q is not key%svalue", item, sep)
-		}
-		out[k] = v
-	}
-	return out, nil
+	_, out, err := kubeletflag.Pairs([]string{text}, sep)
+	return out, err
 }
 
 func pairsJSON(text, sep string) (json.RawMessage, error) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 	"github.com/nodeboot/nodeboot/internal/config/legacy/bootstrapsh"
 )
 
@@ -22,27 +23,27 @@ type argsTarget struct {
 }
 
 // kubeletArgs returns the kubelet arguments for k: config fields that have
-// a flag, in kubeletFlagForms order, then spec.kubelet.flags verbatim (so
+// a flag, in kubeletflag.Forms order, then spec.kubelet.flags verbatim (so
 // they win, as they do for nodeboot). Everything else is noted.
 func kubeletArgs(k hub.Kubelet, t argsTarget, n *notes) []string {
 	var args []string
-	for _, form := range kubeletFlagForms {
-		raw, ok := k.Config[form.config]
-		if !ok || t.handled[form.config] || unsetByReservedCPUs(k.Config, form.config) {
+	for _, form := range kubeletflag.Forms() {
+		raw, ok := k.Config[form.Config]
+		if !ok || t.handled[form.Config] || unsetByReservedCPUs(k.Config, form.Config) {
 			continue
 		}
-		path := "spec.kubelet.config[" + form.config + "]"
-		if t.windows && form.linuxOnly {
+		path := "spec.kubelet.config[" + form.Config + "]"
+		if t.windows && form.LinuxOnly {
 			n.add(path, "is a Linux-only kubelet setting; Windows nodes do not have it")
 			continue
 		}
 		arg, err := configFlag(form, raw)
 		if err != nil {
-			n.add(path, "cannot be written as --%s: %v", form.flag, err)
+			n.add(path, "cannot be written as --%s: %v", form.Flag, err)
 			continue
 		}
 		if problem := flagTextProblem(arg); problem != "" {
-			n.add(path, "--%s %s", form.flag, problem)
+			n.add(path, "--%s %s", form.Flag, problem)
 			continue
 		}
 		if problem := kubeletArgProblem(arg); problem != "" {
@@ -52,7 +53,7 @@ func kubeletArgs(k hub.Kubelet, t argsTarget, n *notes) []string {
 		args = append(args, arg)
 	}
 	for _, key := range sortedKeys(k.Config) {
-		if _, hasFlag := flagFormFor(key); hasFlag || typeMetaKeys[key] || t.handled[key] {
+		if _, hasFlag := kubeletflag.FormByConfig(key); hasFlag || typeMetaKeys[key] || t.handled[key] {
 			continue
 		}
 		n.add("spec.kubelet.config["+key+"]", "%s can only pass kubelet flags, and the kubelet has no flag for this field", t.script)

@@ -4,114 +4,32 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 )
 
 // errNoFlagForm is returned when a kubelet config value has no flag spelling.
 var errNoFlagForm = errors.New("no kubelet flag spelling")
 
-// flagKind is the shape of a kubelet flag's value.
-type flagKind int
-
-const (
-	kindScalar         flagKind = iota // --max-pods=110
-	kindList                           // --cluster-dns=a,b
-	kindPairs                          // --kube-reserved=cpu=100m,memory=1Gi
-	kindThresholds                     // --eviction-hard=memory.available<100Mi
-	kindTaints                         // --register-with-taints=k=v:NoSchedule
-	kindReservedMemory                 // --reserved-memory=0:memory=1Gi;1:memory=2Gi
-)
-
-// flagForm is how a KubeletConfiguration field is spelled as a kubelet flag.
-type flagForm struct {
-	config string
-	flag   string
-	kind   flagKind
-	// linuxOnly marks settings the Windows kubelet does not have.
-	linuxOnly bool
-}
-
-// format renders a JSON value (as decodeJSON reads it) as the flag value.
-func (f flagForm) format(v any) (string, error) {
-	switch f.kind {
-	case kindList:
+// formatFlagValue renders a JSON value (as decodeJSON reads it) as the
+// value of the flag f.
+func formatFlagValue(f kubeletflag.Form, v any) (string, error) {
+	switch f.Kind {
+	case kubeletflag.KindList:
 		return listFlag(v)
-	case kindPairs:
+	case kubeletflag.KindPairs:
 		return pairsFlag("=")(v)
-	case kindThresholds:
+	case kubeletflag.KindThresholds:
 		return pairsFlag("<")(v)
-	case kindTaints:
+	case kubeletflag.KindTaints:
 		return taintsFlag(v)
-	case kindReservedMemory:
+	case kubeletflag.KindReservedMemory:
 		return reservedMemoryFlag(v)
 	default:
 		return scalarFlag(v)
 	}
-}
-
-// kubeletFlagForms lists the config fields with a kubelet flag, in the
-// order their flags are written.
-var kubeletFlagForms = []flagForm{
-	{config: "maxPods", flag: "max-pods", kind: kindScalar},
-	{config: "podsPerCore", flag: "pods-per-core", kind: kindScalar},
-	{config: "clusterDomain", flag: "cluster-domain", kind: kindScalar},
-	{config: "clusterDNS", flag: "cluster-dns", kind: kindList},
-	{config: "kubeReserved", flag: "kube-reserved", kind: kindPairs},
-	{config: "systemReserved", flag: "system-reserved", kind: kindPairs},
-	{config: "kubeReservedCgroup", flag: "kube-reserved-cgroup", kind: kindScalar, linuxOnly: true},
-	{config: "systemReservedCgroup", flag: "system-reserved-cgroup", kind: kindScalar, linuxOnly: true},
-	{config: "enforceNodeAllocatable", flag: "enforce-node-allocatable", kind: kindList},
-	{config: "evictionHard", flag: "eviction-hard", kind: kindThresholds},
-	{config: "evictionSoft", flag: "eviction-soft", kind: kindThresholds},
-	{config: "evictionSoftGracePeriod", flag: "eviction-soft-grace-period", kind: kindPairs},
-	{config: "evictionMinimumReclaim", flag: "eviction-minimum-reclaim", kind: kindPairs},
-	{config: "evictionMaxPodGracePeriod", flag: "eviction-max-pod-grace-period", kind: kindScalar},
-	{config: "evictionPressureTransitionPeriod", flag: "eviction-pressure-transition-period", kind: kindScalar},
-	{config: "imageGCHighThresholdPercent", flag: "image-gc-high-threshold", kind: kindScalar},
-	{config: "imageGCLowThresholdPercent", flag: "image-gc-low-threshold", kind: kindScalar},
-	{config: "imageMinimumGCAge", flag: "minimum-image-ttl-duration", kind: kindScalar},
-	{config: "registryPullQPS", flag: "registry-qps", kind: kindScalar},
-	{config: "registryBurst", flag: "registry-burst", kind: kindScalar},
-	{config: "eventRecordQPS", flag: "event-qps", kind: kindScalar},
-	{config: "eventBurst", flag: "event-burst", kind: kindScalar},
-	{config: "kubeAPIQPS", flag: "kube-api-qps", kind: kindScalar},
-	{config: "kubeAPIBurst", flag: "kube-api-burst", kind: kindScalar},
-	{config: "serializeImagePulls", flag: "serialize-image-pulls", kind: kindScalar},
-	{config: "containerLogMaxSize", flag: "container-log-max-size", kind: kindScalar},
-	{config: "containerLogMaxFiles", flag: "container-log-max-files", kind: kindScalar},
-	{config: "nodeStatusUpdateFrequency", flag: "node-status-update-frequency", kind: kindScalar},
-	{config: "providerID", flag: "provider-id", kind: kindScalar},
-	{config: "serverTLSBootstrap", flag: "rotate-server-certificates", kind: kindScalar},
-	{config: "rotateCertificates", flag: "rotate-certificates", kind: kindScalar},
-	{config: "featureGates", flag: "feature-gates", kind: kindPairs},
-	{config: "registerWithTaints", flag: "register-with-taints", kind: kindTaints},
-	{config: "cpuCFSQuota", flag: "cpu-cfs-quota", kind: kindScalar, linuxOnly: true},
-	{config: "cpuCFSQuotaPeriod", flag: "cpu-cfs-quota-period", kind: kindScalar, linuxOnly: true},
-	{config: "cpuManagerPolicy", flag: "cpu-manager-policy", kind: kindScalar, linuxOnly: true},
-	{config: "cpuManagerPolicyOptions", flag: "cpu-manager-policy-options", kind: kindPairs, linuxOnly: true},
-	{config: "cpuManagerReconcilePeriod", flag: "cpu-manager-reconcile-period", kind: kindScalar, linuxOnly: true},
-	{config: "topologyManagerPolicy", flag: "topology-manager-policy", kind: kindScalar, linuxOnly: true},
-	{config: "topologyManagerScope", flag: "topology-manager-scope", kind: kindScalar, linuxOnly: true},
-	{config: "topologyManagerPolicyOptions", flag: "topology-manager-policy-options", kind: kindPairs, linuxOnly: true},
-	{config: "memoryManagerPolicy", flag: "memory-manager-policy", kind: kindScalar, linuxOnly: true},
-	{config: "reservedMemory", flag: "reserved-memory", kind: kindReservedMemory, linuxOnly: true},
-	{config: "reservedSystemCPUs", flag: "reserved-cpus", kind: kindScalar, linuxOnly: true},
-	{config: "podPidsLimit", flag: "pod-max-pids", kind: kindScalar, linuxOnly: true},
-	{config: "allowedUnsafeSysctls", flag: "allowed-unsafe-sysctls", kind: kindList, linuxOnly: true},
-	{config: "seccompDefault", flag: "seccomp-default", kind: kindScalar, linuxOnly: true},
-	{config: "protectKernelDefaults", flag: "protect-kernel-defaults", kind: kindScalar, linuxOnly: true},
-	{config: "failSwapOn", flag: "fail-swap-on", kind: kindScalar, linuxOnly: true},
-}
-
-// flagFormFor returns the flag spelling of a config field.
-func flagFormFor(config string) (flagForm, bool) {
-	i := slices.IndexFunc(kubeletFlagForms, func(f flagForm) bool { return f.config == config })
-	if i < 0 {
-		return flagForm{}, false
-	}
-	return kubeletFlagForms[i], true
 }
 
 // decodeJSON reads raw with numbers kept as json.Number.
@@ -231,16 +149,16 @@ func reservedMemoryFlag(v any) (string, error) {
 }
 
 // configFlag renders one config field as --flag=value.
-func configFlag(form flagForm, raw json.RawMessage) (string, error) {
+func configFlag(form kubeletflag.Form, raw json.RawMessage) (string, error) {
 	v, err := decodeJSON(raw)
 	if err != nil {
 		return "", err
 	}
-	value, err := form.format(v)
+	value, err := formatFlagValue(form, v)
 	if err != nil {
 		return "", err
 	}
-	return "--" + form.flag + "=" + value, nil
+	return "--" + form.Flag + "=" + value, nil
 }
 
 // unsafeFlagChars cannot appear in a kubelet argument: the bootstrap

@@ -15,6 +15,7 @@ import (
 	eksv1alpha1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/internal/config/clusterdns"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 	"github.com/nodeboot/nodeboot/internal/config/validate"
 )
 
@@ -101,7 +102,7 @@ func nodeConfigAPIVersion(spec hub.Spec, n *notes) string {
 func acceptedFlags(flags []string, n *notes) []string {
 	var out []string
 	for i, flag := range flags {
-		if problems := validate.FlagProblems(validate.NormalizeFlag(flag)); len(problems) > 0 {
+		if problems := validate.FlagProblems(kubeletflag.NormalizeItem(flag)); len(problems) > 0 {
 			n.add(indexPath("spec.kubelet.flags", i), "left out: %s", strings.Join(problems, "; "))
 			continue
 		}

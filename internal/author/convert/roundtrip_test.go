@@ -14,6 +14,7 @@ import (
 	"github.com/nodeboot/nodeboot/internal/config/decode"
 	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 	"github.com/nodeboot/nodeboot/internal/config/legacy/bottlerocket"
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
 	"github.com/nodeboot/nodeboot/internal/config/validate"
@@ -61,7 +62,7 @@ func decodeNodeConfigUserData(t *testing.T, data []byte, invalid ...string) (hub
 
 // TestNodeConfigRoundTrip: hub → NodeConfig → Split → decode gives the
 // same spec, for every golden case, except that decoding writes kubelet
-// flags the way the kubelet receives them (validate.NormalizeFlag), the
+// flags the way the kubelet receives them (kubeletflag.NormalizeItem), the
 // service CIDR is its network address (with clusterDNS keeping the address
 // its host bits gave) and flags the kubelet refuses are left out.
 func TestNodeConfigRoundTrip(t *testing.T) {
@@ -81,7 +82,7 @@ func TestNodeConfigRoundTrip(t *testing.T) {
 			}
 			got, _ := decodeNodeConfigUserData(t, out, invalid...)
 			for i, f := range spec.Kubelet.Flags {
-				spec.Kubelet.Flags[i] = validate.NormalizeFlag(f)
+				spec.Kubelet.Flags[i] = kubeletflag.NormalizeItem(f)
 			}
 			if want := semantic(t, spec); !reflect.DeepEqual(semantic(t, got), want) {
 				gotJSON, _ := json.Marshal(got)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/config/eni"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 	"github.com/nodeboot/nodeboot/internal/config/maxpods"
 )
 
@@ -50,11 +51,11 @@ func windowsMaxPodsFor(instanceType string) (int, bool) {
 // and the label that named it.
 func labeledInstanceType(flags []string) (instanceType, label string, ok bool) {
 	for _, arg := range flags {
-		f, isFlag := splitFlag(arg)
-		if !isFlag || f.name != "node-labels" {
+		f, isFlag := kubeletflag.Split(arg)
+		if !isFlag || f.Name != "node-labels" {
 			continue
 		}
-		labels, err := parsePairs(f.value, "=")
+		labels, err := parsePairs(f.Value, "=")
 		if err != nil {
 			continue
 		}

@@ -12,9 +12,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
-	"github.com/nodeboot/nodeboot/internal/author/convert"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
-	"github.com/nodeboot/nodeboot/internal/node/render/kubelet"
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 )
 
 // Keys of the settings that have their own rules.
@@ -132,35 +131,50 @@ func taintsOfConfig(raw json.RawMessage) string {
 }
 
 // kubeletFlag maps one flag to the settings it sets: each node label, the
-// taint list, the config field a flag stands for, or the flag itself.
+// taint list, the config field a flag stands for, or the flag itself. The
+// flag is read as the kubelet reads it (kubeletflag).
 func kubeletFlag(arg, path string) []assignment {
-	arg = kubelet.UnquoteFlag(arg)
-	name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
-	switch {
-	case name == "node-labels":
+	arg = kubeletflag.Unquote(arg)
+	f, ok := kubeletflag.Split(arg)
+	if !ok {
+		return []assignment{{key: "kubelet.flags " + arg, flag: true, path: path}}
+	}
+	switch f.Name {
+	case "node-labels":
 		var out []assignment
-		for _, pair := range strings.Split(value, ",") {
-			if k, v, ok := strings.Cut(pair, "="); ok && k != "" {
-				out = append(out, assignment{key: labelKeyPrefix + k + "]", value: v, flag: true, path: path})
+		pairs, _ := kubeletflag.SplitPairs(f.Value, "=")
+		for _, p := range pairs {
+			if p.Key != "" {
+				out = append(out, assignment{key: labelKeyPrefix + p.Key + "]", value: p.Value, flag: true, path: path})
 			}
 		}
 		return out
-	case name == "register-with-taints":
-		return []assignment{{key: KeyTaints, value: normalizeTaints(value), flag: true, path: path}}
+	case "register-with-taints":
+		return []assignment{{key: KeyTaints, value: normalizeTaints(f.Value), flag: true, path: path}}
 	}
-	if field, pairs, ok := convert.ConfigFieldOfFlag(name); ok && hasValue {
-		if !pairs {
-			return []assignment{{key: "kubelet." + field, value: value, flag: true, path: path}}
-		}
-		if m, err := convert.FlagPairs(name, value); err == nil {
-			var out []assignment
-			for _, k := range slices.Sorted(maps.Keys(m)) {
-				out = append(out, assignment{key: "kubelet." + field + "[" + k + "]", value: m[k], flag: true, path: path})
-			}
-			return out
-		}
+	if form, ok := kubeletflag.FormByFlag(f.Name); ok && f.HasValue {
+		return configFlag(form, f.Value, path)
 	}
-	return []assignment{{key: "kubelet.flags --" + name, value: value, flag: true, path: path}}
+	return []assignment{{key: "kubelet.flags --" + f.Name, value: f.Value, flag: true, path: path}}
+}
+
+// configFlag maps a flag that stands for a kubelet config field: a pairs
+// flag to one setting per key, any other to the field itself.
+func configFlag(form kubeletflag.Form, value, path string) []assignment {
+	sep := map[kubeletflag.Kind]string{kubeletflag.KindPairs: "=", kubeletflag.KindThresholds: "<"}[form.Kind]
+	if sep == "" {
+		return []assignment{{key: "kubelet." + form.Config, value: value, flag: true, path: path}}
+	}
+	keys, m, err := kubeletflag.Pairs([]string{value}, sep)
+	if err != nil {
+		return []assignment{{key: "kubelet.flags --" + form.Flag, value: value, flag: true, path: path}}
+	}
+	slices.Sort(keys)
+	out := make([]assignment, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, assignment{key: "kubelet." + form.Config + "[" + k + "]", value: m[k], flag: true, path: path})
+	}
+	return out
 }
 
 // normalizeTaints writes key=:Effect (Karpenter's spelling of an empty

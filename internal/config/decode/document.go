@@ -9,6 +9,7 @@ import (
 
 	nbv1 "github.com/nodeboot/nodeboot/api/nodeboot/v1alpha1"
 	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 	"github.com/nodeboot/nodeboot/internal/config/validate"
 )
 
@@ -43,7 +44,7 @@ func document(data []byte, lines lineIndex, src diag.Source, base int, root *yam
 	}
 	d.Spec = s.spec(v)
 	for i, f := range d.Spec.Kubelet.Flags {
-		d.Spec.Kubelet.Flags[i] = validate.NormalizeFlag(f)
+		d.Spec.Kubelet.Flags[i] = kubeletflag.NormalizeItem(f)
 	}
 	problems := w.problems
 	if !w.exhausted { // past the budget, values are missing: checking them would only repeat the budget error

@@ -1,39 +1,12 @@
 package validate
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"testing"
 
 	kubeletapis "k8s.io/kubelet/pkg/apis"
 )
-
-// TestNormalizeFlag checks which items become one --name=value flag the
-// way systemd's splitting and the kubelet's flag parser would read them.
-func TestNormalizeFlag(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{`--v=2`, `--v=2`},
-		{`--node-labels "foo=bar"`, `--node-labels=foo=bar`},
-		{`--node-labels foo=bar`, `--node-labels=foo=bar`},
-		{`--node-labels  'a=b,c=d' `, `--node-labels=a=b,c=d`},
-		{`--node-labels="a=b,c=d"`, `--node-labels=a=b,c=d`},
-		{`--node-labels='a=b'`, `--node-labels=a=b`},
-		{`--max-pods ""`, `--max-pods=`},
-		{`--node-labels "a b"`, `--node-labels=a b`},       // one word with a blank: refused later
-		{`--node-labels=a --v=2`, `--node-labels=a --v=2`}, // two flags
-		{`--node-labels --v=2`, `--node-labels --v=2`},     // the value would be a flag
-		{`--node-labels a b`, `--node-labels a b`},         // a stray word
-		{`--fail-swap-on false`, `--fail-swap-on false`},   // a boolean flag takes no word
-		{`--v=2 x`, `--v=2 x`},
-		{`--node-labels "a`, `--node-labels "a`}, // unterminated
-		{`node-labels a`, `node-labels a`},
-	} {
-		if got := NormalizeFlag(tc.in); got != tc.want {
-			t.Errorf("NormalizeFlag(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
 
 // TestFlagProblems checks what the kubelet (or the trip through systemd)
 // would refuse in a normalized flag.
@@ -100,20 +73,5 @@ func TestIsKubeletLabelMatchesKubelet(t *testing.T) {
 	}
 	if !slices.Contains(keys, "kubernetes.io/hostname") {
 		t.Fatal("the kubelet's list changed shape")
-	}
-}
-
-// TestSystemdWords checks the splitting rules and the round trip through
-// quoting.
-func TestSystemdWords(t *testing.T) {
-	words, err := SystemdWords(`a 'b c' "d \"e\" \$f \x" g\ h ""`)
-	if err != nil || !slices.Equal(words, []string{"a", "b c", `d "e" $f \x`, "g h", ""}) {
-		t.Fatalf("SystemdWords = %q, %v", words, err)
-	}
-	if _, err := SystemdWords(`a "b`); !errors.Is(err, ErrUnterminatedQuote) {
-		t.Errorf("unterminated: %v", err)
-	}
-	if _, err := SystemdWords(`a\`); !errors.Is(err, ErrDanglingBackslash) {
-		t.Errorf("dangling: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/internal/config/eni"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 	"github.com/nodeboot/nodeboot/internal/config/validate"
 	"github.com/nodeboot/nodeboot/internal/node/discovery"
 )
@@ -151,20 +152,6 @@ func (a *Agent) nodeName(ctx context.Context, cloud *lazyCloud, cfg *hub.NodeCon
 	return nil
 }
 
-// userFlag returns the last value the user gave a kubelet flag.
-func userFlag(flags []string, name string) string {
-	var v string
-	for i, f := range flags {
-		switch {
-		case strings.HasPrefix(f, "--"+name+"="):
-			v = strings.TrimPrefix(f, "--"+name+"=")
-		case f == "--"+name && i+1 < len(flags):
-			v = flags[i+1]
-		}
-	}
-	return v
-}
-
 // networkLimits finds the instance type's ENI limits: the embedded table
 // first, ec2:DescribeInstanceTypes for types it does not know. Nothing is
 // looked up when the user fixed maxPods.
@@ -233,4 +220,11 @@ func (l *lazyCloud) get(ctx context.Context) (Cloud, error) {
 		l.cloud, l.err = l.factory(ctx, l.instance)
 	})
 	return l.cloud, l.err
+}
+
+// userFlag returns the value the kubelet ends up with for a flag of the
+// user's kubelet.flags that keeps its last value.
+func userFlag(flags []string, name string) string {
+	v, _ := kubeletflag.Value(flags, name)
+	return v
 }

@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
+	"github.com/nodeboot/nodeboot/internal/config/kubeleteffective"
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 	"github.com/nodeboot/nodeboot/internal/node/render/kubelet"
 	"github.com/nodeboot/nodeboot/internal/node/render/system"
 )
@@ -113,10 +113,11 @@ func ReadKubeletFacts(f Files, hostname string) KubeletFacts {
 	env, err := readEnvFile(f, kubelet.EnvironmentPath)
 	if err == nil {
 		line, ok := env[kubelet.ArgsVariable]
-		if !ok {
+		if ok {
+			k.Args, err = kubeletWords(line)
+		} else {
 			err = fmt.Errorf("%s has no %s", kubelet.EnvironmentPath, kubelet.ArgsVariable)
 		}
-		k.Args = strings.Fields(line)
 	}
 	k.ArgsErr = err
 	k.NodeName, k.NameSource = flagValue(k.Args, "hostname-override"), "--hostname-override"
@@ -143,83 +144,21 @@ func ReadKubeletFacts(f Files, hostname string) KubeletFacts {
 	return k
 }
 
-// readKubeletConfig merges the config file and its drop-ins (*.conf in
-// lexical order, objects merged key by key), as the kubelet does for the
-// fields read here.
+// readKubeletConfig reads the config file and its drop-ins merged as the
+// kubelet merges them (kubeleteffective).
 func readKubeletConfig(f Files, path, dropIns string) (KubeletConfig, error) {
 	var cfg KubeletConfig
 	if path == "" {
 		return cfg, errors.New("the kubelet has no --config")
 	}
-	merged, err := readObject(f, path)
+	merged, err := kubeleteffective.Read(os.DirFS(f.Path("/")), path, dropIns)
 	if err != nil {
-		return cfg, err
+		return cfg, fmt.Errorf("kubelet config %s: %w", path, err)
 	}
-	if dropIns != "" {
-		entries, err := os.ReadDir(f.Path(dropIns))
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return cfg, err
-		}
-		for _, e := range entries {
-			if e.IsDir() || !strings.HasSuffix(e.Name(), ".conf") {
-				continue
-			}
-			frag, err := readObject(f, filepath.Join(dropIns, e.Name()))
-			if err != nil {
-				return cfg, err
-			}
-			mergeObjects(merged, frag)
-		}
-	}
-	b, err := json.Marshal(merged)
-	if err != nil {
-		return cfg, err
-	}
-	if err := json.Unmarshal(b, &cfg); err != nil {
+	if err := json.Unmarshal(merged, &cfg); err != nil {
 		return cfg, fmt.Errorf("kubelet config %s: %w", path, err)
 	}
 	return cfg, nil
-}
-
-func readObject(f Files, path string) (map[string]any, error) {
-	b, err := f.Read(path)
-	if err != nil {
-		return nil, err
-	}
-	var obj map[string]any
-	if err := yaml.Unmarshal(b, &obj); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if obj == nil {
-		obj = map[string]any{}
-	}
-	return obj, nil
-}
-
-func mergeObjects(dst, src map[string]any) {
-	for k, v := range src {
-		if sv, ok := v.(map[string]any); ok {
-			if dv, ok := dst[k].(map[string]any); ok {
-				mergeObjects(dv, sv)
-				continue
-			}
-		}
-		dst[k] = v
-	}
-}
-
-// flagValue returns the value of the last --name=value (or --name value)
-// in args: the kubelet keeps the last one.
-func flagValue(args []string, name string) string {
-	var v string
-	for i, a := range args {
-		if val, ok := strings.CutPrefix(a, "--"+name+"="); ok {
-			v = val
-		} else if a == "--"+name && i+1 < len(args) {
-			v = args[i+1]
-		}
-	}
-	return v
 }
 
 // readEnvFile parses a systemd EnvironmentFile (KEY=VALUE lines).
@@ -318,4 +257,22 @@ func unescapeSystemd(c byte) byte {
 		return '\r'
 	}
 	return c
+}
+
+// flagValue returns the value the kubelet ends up with for a flag that
+// keeps its last value, read as the kubelet's parser reads args.
+func flagValue(args []string, name string) string {
+	v, _ := kubeletflag.Value(args, name)
+	return v
+}
+
+// kubeletWords splits $NODEADM_KUBELET_ARGS the way systemd does when it
+// starts the kubelet (kubeletflag.SystemdWords); a value systemd would
+// refuse is still split at blanks, so the other checks can go on.
+func kubeletWords(line string) ([]string, error) {
+	words, err := kubeletflag.SystemdWords(line)
+	if err != nil {
+		return strings.Fields(line), fmt.Errorf("%s: %w", kubelet.ArgsVariable, err)
+	}
+	return words, nil
 }

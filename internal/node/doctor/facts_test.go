@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/kubeleteffective"
 	"github.com/nodeboot/nodeboot/internal/node/render/system"
 )
 
@@ -60,15 +62,16 @@ func TestReadKubeletFacts(t *testing.T) {
 
 func dropInDriver(t *testing.T, scenario string) string {
 	t.Helper()
-	obj, err := readObject(Files{Root: filepath.Join("../render/kubelet/testdata", scenario, "expected")}, "/etc/kubernetes/kubelet/config.json.d/40-nodeadm.conf")
+	merged, err := kubeleteffective.Read(os.DirFS(filepath.Join("../render/kubelet/testdata", scenario, "expected")),
+		"/etc/kubernetes/kubelet/config.json", "/etc/kubernetes/kubelet/config.json.d")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, ok := obj["cgroupDriver"].(string); ok {
-		return d
+	var cfg struct{ CgroupDriver string }
+	if err := json.Unmarshal(merged, &cfg); err != nil {
+		t.Fatal(err)
 	}
-	base, _ := readObject(Files{Root: filepath.Join("../render/kubelet/testdata", scenario, "expected")}, "/etc/kubernetes/kubelet/config.json")
-	return base["cgroupDriver"].(string)
+	return cfg.CgroupDriver
 }
 
 func TestReadKubeletFactsFlagsAndFallbacks(t *testing.T) {

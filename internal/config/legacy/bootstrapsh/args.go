@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 	"github.com/nodeboot/nodeboot/internal/config/validate/suggest"
 )
 
@@ -138,7 +139,7 @@ func (r *argReader) set(inv *invocation, flag string, s setting) {
 // unknownOption reports an option bootstrap.sh never had.
 func (r *argReader) unknownOption(name string, pos diag.Position) {
 	switch {
-	case isKnownKubeletFlag(strings.TrimLeft(name, "-")):
+	case kubeletflag.IsKnown(strings.TrimLeft(name, "-")):
 		r.errorf(pos, "", "%s is not a bootstrap.sh option but a kubelet flag: pass it inside %s '%s=…'", name, flagKubeletExtraArgs, name)
 	default:
 		msg := fmt.Sprintf("unknown bootstrap.sh option %s", name)

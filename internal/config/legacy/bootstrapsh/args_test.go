@@ -80,7 +80,7 @@ func TestParseArgs(t *testing.T) {
 			want: hub.Spec{Cluster: hub.Cluster{Name: "c"}}, wantWarns: []string{"given 2 times"}},
 		{name: "kubelet extra args whitespace in value", args: []string{"c", "--kubelet-extra-args", `--system-reserved="cpu=1, memory=1Gi"`},
 			want:     hub.Spec{Cluster: hub.Cluster{Name: "c"}, Kubelet: hub.Kubelet{Flags: []string{"--system-reserved=cpu=1, memory=1Gi"}}},
-			wantErrs: []string{"contains whitespace, which cannot pass through the kubelet's systemd environment file"}},
+			wantErrs: []string{"contains a blank (U+0020): systemd splits the kubelet's command line at blanks"}},
 		{name: "kubelet extra args bad max pods", args: []string{"c", "--kubelet-extra-args", "--max-pods=many --max-pods=0"},
 			want: hub.Spec{Cluster: hub.Cluster{Name: "c"}}, wantErrs: []string{"--max-pods=many is not a whole number", "--max-pods=0 must be at least 1"}},
 		{name: "kubelet extra args invalid label", args: []string{"c", "--kubelet-extra-args", `--node-labels="a=b,bad key=x,c=in valid,-x=y"`},
@@ -91,7 +91,7 @@ func TestParseArgs(t *testing.T) {
 			wantErrs: []string{"taint a=b=c:NoSchedule in --register-with-taints has more than one =", "taint k:Sometimes in --register-with-taints has effect Sometimes"}},
 		{name: "kubelet extra args stray words", args: []string{"c", "--kubelet-extra-args", "max-pods=3 -- -x"},
 			want:     hub.Spec{Cluster: hub.Cluster{Name: "c"}},
-			wantErrs: []string{"stray argument max-pods=3", "`--` ends the kubelet's flags", "the kubelet has no short flag -x"}},
+			wantErrs: []string{`stray argument "max-pods=3"`, `-- ends the kubelet's flags, and the kubelet refuses "-x" after it`}},
 		{name: "reserved cpus", args: []string{"c", "--kubelet-extra-args", "--reserved-cpus 0-3"},
 			want: hub.Spec{Cluster: hub.Cluster{Name: "c"}, Kubelet: hub.Kubelet{
 				Config: kubeletConfig("systemReservedCgroup", "null", "kubeReservedCgroup", "null"),

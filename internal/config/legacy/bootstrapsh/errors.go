@@ -1,11 +1,11 @@
 package bootstrapsh
 
-import "github.com/nodeboot/nodeboot/internal/config/validate"
+import "github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 
 // Errors returned (wrapped) by KubeletExtraArgs.
 var (
 	// ErrUnterminatedQuote means a ' or " is never closed.
-	ErrUnterminatedQuote = validate.ErrUnterminatedQuote
+	ErrUnterminatedQuote = kubeletflag.ErrUnterminatedQuote
 	// ErrDanglingBackslash means the value ends with a lone backslash.
-	ErrDanglingBackslash = validate.ErrDanglingBackslash
+	ErrDanglingBackslash = kubeletflag.ErrDanglingBackslash
 )

@@ -5,25 +5,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 	"github.com/nodeboot/nodeboot/internal/config/validate"
 )
-
-// kubeletFlag is one flag of --kubelet-extra-args.
-type kubeletFlag struct {
-	name     string
-	value    string
-	hasValue bool
-}
-
-// String renders the flag as --name=value (or --name).
-func (f kubeletFlag) String() string {
-	if f.hasValue {
-		return "--" + f.name + "=" + f.value
-	}
-	return "--" + f.name
-}
 
 // finding is one problem in --kubelet-extra-args.
 type finding struct {
@@ -33,65 +18,6 @@ type finding struct {
 
 func errorFinding(format string, args ...any) finding {
 	return finding{msg: fmt.Sprintf(format, args...)}
-}
-
-// readKubeletFlags turns words into flags the way the kubelet's flag
-// parser (pflag) does: --name=value, --name value (except for boolean
-// flags) and -v N. Anything else is a stray argument, which the kubelet
-// refuses.
-func readKubeletFlags(words []string) ([]kubeletFlag, []finding) {
-	var (
-		flags    []kubeletFlag
-		findings []finding
-	)
-	for i := 0; i < len(words); i++ {
-		w := words[i]
-		switch {
-		case w == "--":
-			findings = append(findings, errorFinding("`--` ends the kubelet's flags, and the kubelet refuses the arguments after it"))
-		case strings.HasPrefix(w, "--"):
-			f, used, fs := readLongFlag(words, i)
-			findings = append(findings, fs...)
-			if f.name != "" {
-				flags = append(flags, f)
-			}
-			i = used
-		case w == "-v" && i+1 < len(words):
-			flags = append(flags, kubeletFlag{name: "v", value: words[i+1], hasValue: true})
-			i++
-		case w == "-v":
-			findings = append(findings, errorFinding("-v needs a value (-v=2)"))
-		case strings.HasPrefix(w, "-v") && len(w) > 2:
-			flags = append(flags, kubeletFlag{name: "v", value: strings.TrimPrefix(w[2:], "="), hasValue: true})
-		case strings.HasPrefix(w, "-") && len(w) > 1:
-			findings = append(findings, errorFinding("the kubelet has no short flag %s (only -v); write flags as --name=value", shellQuote(w)))
-		default:
-			findings = append(findings, errorFinding("stray argument %s: the kubelet accepts no arguments besides flags and refuses to start (a value split from its flag, or a misplaced quote?)", shellQuote(w)))
-		}
-	}
-	return flags, findings
-}
-
-// readLongFlag reads the flag at words[i] and returns the index of the
-// last word it used.
-func readLongFlag(words []string, i int) (kubeletFlag, int, []finding) {
-	name, value, hasValue := strings.Cut(words[i][2:], "=")
-	if name == "" {
-		return kubeletFlag{}, i, []finding{errorFinding("%s has no flag name", shellQuote(words[i]))}
-	}
-	f := kubeletFlag{name: name, value: value, hasValue: hasValue}
-	if hasValue || i+1 >= len(words) || strings.HasPrefix(words[i+1], "-") {
-		return f, i, nil
-	}
-	next := words[i+1]
-	if validate.IsKubeletBoolFlag(name) {
-		if next == "true" || next == "false" {
-			return f, i + 1, []finding{errorFinding("--%s is a boolean flag: write --%s=%s (the kubelet would take %s as a stray argument and refuse to start)", name, name, next, next)}
-		}
-		return f, i, nil
-	}
-	f.value, f.hasValue = next, true
-	return f, i + 1, nil
 }
 
 // kubeletArgs is what --kubelet-extra-args sets, by destination.
@@ -105,7 +31,7 @@ type kubeletArgs struct {
 // --node-labels into one flag (the kubelet accumulates them), keeps the
 // last --register-with-taints (the kubelet keeps only that one) and every
 // other flag verbatim, in order.
-func sortKubeletFlags(flags []kubeletFlag) (kubeletArgs, []finding) {
+func sortKubeletFlags(flags []kubeletflag.Flag) (kubeletArgs, []finding) {
 	var (
 		out               kubeletArgs
 		findings          []finding
@@ -115,26 +41,26 @@ func sortKubeletFlags(flags []kubeletFlag) (kubeletArgs, []finding) {
 		taintCount        int
 	)
 	for _, f := range flags {
-		if (f.name == "node-labels" || f.name == "register-with-taints" || f.name == "max-pods") && !f.hasValue {
-			findings = append(findings, errorFinding("--%s needs a value (--%s=…)", f.name, f.name))
+		if (f.Name == "node-labels" || f.Name == "register-with-taints" || f.Name == "max-pods") && !f.HasValue {
+			findings = append(findings, errorFinding("--%s needs a value (--%s=…)", f.Name, f.Name))
 			continue
 		}
-		switch f.name {
+		switch f.Name {
 		case "node-labels":
-			findings = append(findings, labels.add(f.value)...)
+			findings = append(findings, labels.add(f.Value)...)
 			if labelsAt < 0 {
 				labelsAt = len(out.flags)
 				out.flags = append(out.flags, "")
 			}
 		case "register-with-taints":
-			findings = append(findings, checkTaints(f.value)...)
-			taints, taintCount = f.value, taintCount+1
+			findings = append(findings, checkTaints(f.Value)...)
+			taints, taintCount = f.Value, taintCount+1
 			if taintAt < 0 {
 				taintAt = len(out.flags)
 				out.flags = append(out.flags, "")
 			}
 		case "max-pods":
-			n, fs := parseMaxPods(f.value)
+			n, fs := parseMaxPods(f.Value)
 			findings = append(findings, fs...)
 			if n > 0 {
 				out.maxPods, out.hasMaxPods = n, true
@@ -154,27 +80,11 @@ func sortKubeletFlags(flags []kubeletFlag) (kubeletArgs, []finding) {
 	}
 	out.flags = slices.DeleteFunc(out.flags, func(s string) bool { return s == "" })
 	for _, f := range out.flags {
-		if why := unrepresentable(f); why != "" {
-			findings = append(findings, errorFinding("kubelet flag %s contains %s, which cannot pass through the kubelet's systemd environment file", shellQuote(f), why))
+		if why := kubeletflag.NotOneWord(f); why != "" {
+			findings = append(findings, errorFinding("kubelet flag %s %s", shellQuote(f), why))
 		}
 	}
 	return out, findings
-}
-
-// unrepresentable says why a flag cannot be one word of the kubelet's
-// command line, or "".
-func unrepresentable(f string) string {
-	for _, r := range f {
-		switch {
-		case unicode.IsSpace(r):
-			return "whitespace"
-		case unicode.IsControl(r):
-			return "a control character"
-		case strings.ContainsRune(`"'\`, r):
-			return fmt.Sprintf("%q", r)
-		}
-	}
-	return ""
 }
 
 // parseMaxPods reads --max-pods as the kubelet does (an int32 in Go
@@ -208,32 +118,26 @@ func (l *orderedLabels) String() string {
 	return strings.Join(pairs, ",")
 }
 
-// add reads one --node-labels value: comma-separated key=value pairs,
-// blanks around them trimmed, empty entries skipped.
+// add reads one --node-labels value as the kubelet does
+// (kubeletflag.SplitPairs) and checks every label.
 func (l *orderedLabels) add(value string) []finding {
 	var findings []finding
-	for _, entry := range strings.Split(value, ",") {
-		entry = strings.TrimSpace(entry)
-		if entry == "" {
-			continue
-		}
-		k, v, ok := strings.Cut(entry, "=")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok {
-			findings = append(findings, errorFinding("--node-labels entry %s is not key=value", shellQuote(entry)))
-			continue
-		}
-		if f, bad := checkLabel(k, v); bad {
+	pairs, malformed := kubeletflag.SplitPairs(value, "=")
+	for _, entry := range malformed {
+		findings = append(findings, errorFinding("--node-labels entry %s is not key=value", shellQuote(entry)))
+	}
+	for _, p := range pairs {
+		if f, bad := checkLabel(p.Key, p.Value); bad {
 			findings = append(findings, f)
 			continue
 		}
 		if l.values == nil {
 			l.values = map[string]string{}
 		}
-		if _, seen := l.values[k]; !seen {
-			l.keys = append(l.keys, k)
+		if _, seen := l.values[p.Key]; !seen {
+			l.keys = append(l.keys, p.Key)
 		}
-		l.values[k] = v
+		l.values[p.Key] = p.Value
 	}
 	return findings
 }

@@ -4,8 +4,9 @@ import (
 	"path"
 	"strings"
 
-	"github.com/nodeboot/nodeboot/internal/lazyregexp"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/nodeboot/nodeboot/internal/lazyregexp"
 )
 
 // al2Files are AL2 files that nodeboot neither reads nor writes: scripts

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 )
 
 var pathKubeletFlags = field.NewPath("spec", "kubelet", "flags").String()
@@ -23,9 +25,12 @@ func (b *specBuilder) kubeletExtraArgs() {
 		b.errorf(s.pos, pathKubeletFlags, "%s: %v", label, err)
 		return
 	}
-	flags, findings := readKubeletFlags(words)
-	args, more := sortKubeletFlags(flags)
-	for _, f := range append(findings, more...) {
+	flags, problems := kubeletflag.Parse(words)
+	args, findings := sortKubeletFlags(flags)
+	for _, p := range problems {
+		b.errorf(s.pos, pathKubeletFlags, "%s: %s", label, p.Message)
+	}
+	for _, f := range findings {
 		if f.warning {
 			b.warnf(s.pos, pathKubeletFlags, "%s: %s", label, f.msg)
 		} else {

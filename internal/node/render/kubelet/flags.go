@@ -4,10 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"strings"
-	"unicode"
 
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 )
 
 // gpuPresentLabel marks nodes with an NVIDIA PCI device (kubelet ≥ 1.35).
@@ -49,7 +48,7 @@ func (p plan) kubeletArgs() ([]string, error) {
 		args = append(args, arg)
 	}
 	for i, arg := range p.cfg.Spec.Kubelet.Flags {
-		arg = UnquoteFlag(arg)
+		arg = kubeletflag.Unquote(arg)
 		if err := checkFlag(arg); err != nil {
 			errs = append(errs, fmt.Errorf("spec.kubelet.flags[%d]: %w", i, err))
 		}
@@ -59,27 +58,6 @@ func (p plan) kubeletArgs() ([]string, error) {
 		return nil, errors.Join(errs...)
 	}
 	return args, nil
-}
-
-// UnquoteFlag removes one pair of quotes around a flag's whole value, as
-// in --node-labels="a=b,c=d" (Karpenter writes labels this way). On
-// nodeadm nodes systemd's EnvironmentFile parser drops such quotes, so the
-// kubelet sees the bare value; rendering it bare gives the same result
-// without relying on that parser.
-func UnquoteFlag(arg string) string {
-	name, value, ok := strings.Cut(arg, "=")
-	if !ok || len(value) < 2 {
-		return arg
-	}
-	q := value[0]
-	if (q != '"' && q != '\'') || value[len(value)-1] != q {
-		return arg
-	}
-	inner := value[1 : len(value)-1]
-	if strings.ContainsAny(inner, "\"'\\") {
-		return arg
-	}
-	return name + "=" + inner
 }
 
 type kubeletFlag struct{ name, value string }
@@ -111,23 +89,10 @@ func (p plan) generatedFlags() []kubeletFlag {
 }
 
 // checkFlag rejects what the trip through the environment file would
-// change: systemd splits $NODEADM_KUBELET_ARGS on whitespace, and its
-// EnvironmentFile parser strips quotes and backslashes.
+// change (kubeletflag.NotOneWord).
 func checkFlag(arg string) error {
-	if arg == "" {
-		return fmt.Errorf("%w: empty flag", ErrUnrepresentableFlag)
-	}
-	for _, r := range arg {
-		switch {
-		case unicode.IsSpace(r):
-			return fmt.Errorf("%w: %q contains whitespace, which systemd splits on; "+
-				"use --name=value with a value free of spaces", ErrUnrepresentableFlag, arg)
-		case unicode.IsControl(r):
-			return fmt.Errorf("%w: %q contains a control character", ErrUnrepresentableFlag, arg)
-		case strings.ContainsRune(`"'\`, r):
-			return fmt.Errorf("%w: %q contains %q, which the EnvironmentFile parser removes",
-				ErrUnrepresentableFlag, arg, r)
-		}
+	if why := kubeletflag.NotOneWord(arg); why != "" {
+		return fmt.Errorf("%w: %q %s", ErrUnrepresentableFlag, arg, why)
 	}
 	return nil
 }
