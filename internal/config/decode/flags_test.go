@@ -29,7 +29,7 @@ func TestKubeletFlags(t *testing.T) {
 		{name: "separated value", flags: []string{`--node-labels "foo=bar"`, `--v 2`}, want: []string{"--node-labels=foo=bar", "--v=2"}},
 		{name: "quoted value", flags: []string{`--node-labels="a=b,c=d"`}, want: []string{"--node-labels=a=b,c=d"}},
 		{name: "a second flag", flags: []string{`--node-labels foo=bar --v=9`}, err: "contains a blank"},
-		{name: "value that is a flag", flags: []string{`--node-labels --v=9`}, err: "contains a blank"},
+		{name: "value that is a flag", flags: []string{`--node-labels --v=9`}, err: `node label key "--v" is invalid`}, // the kubelet takes --v=9 as the labels
 		{name: "boolean flag and a word", flags: []string{`--fail-swap-on false`}, err: "contains a blank"},
 		{name: "non-breaking space", flags: []string{"--node-labels=a=b\u00a0"}, err: "contains a blank (U+00A0)"},
 		{name: "escaped character", flags: []string{`--node-labels=a=b\c`}, want: []string{"--node-labels=a=bc"}},
