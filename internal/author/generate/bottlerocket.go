@@ -157,53 +157,79 @@ func mergeBottlerocket(in *injection, gen *tomlwrite.Table, user []map[string]an
 	return []byte(text), err
 }
 
-// karpenterMerge keeps the user's sections, replaces settings.kubernetes
-// by Karpenter's model of it (unknown keys dropped), writes the cluster
-// fields, max pods and kubelet settings over it, merges the labels (its
-// own winning) and replaces node-taints.
+// karpenterMerge builds what Karpenter writes for Bottlerocket: the user's
+// settings.kubernetes filtered by Karpenter's model of it (unknown keys
+// dropped), the cluster fields, max pods and kubelet settings written over
+// it, the labels merged (its own winning) and node-taints replaced; the
+// user's other settings sections kept.
 func karpenterMerge(in *injection, gen *tomlwrite.Table, user map[string]any) ([]byte, error) {
 	userK8s, _ := lookupTable(user, "settings", "kubernetes")
-	genK8s := gen.Table("settings").Table("kubernetes")
-	k8s := tomlwrite.NewTable()
-	for _, s := range karpenterKubernetes {
-		v, fromGen := genK8s.Get(s.key)
-		switch {
-		case s.key == "node-labels":
-			labels := tomlwrite.NewTable()
-			if m, ok := userK8s[s.key].(map[string]any); ok {
-				for _, k := range slices.Sorted(maps.Keys(m)) {
-					labels.Set(k, m[k])
-				}
-			}
-			if g, ok := v.(*tomlwrite.Table); ok {
-				for _, k := range g.Keys() {
-					value, _ := g.Get(k)
-					labels.Set(k, value)
-				}
-			}
-			sorted := tomlwrite.NewTable()
-			for _, k := range slices.Sorted(slices.Values(labels.Keys())) {
-				value, _ := labels.Get(k)
-				sorted.Set(k, value)
-			}
-			k8s.Set(s.key, sorted)
-		case fromGen:
-			k8s.Set(s.key, v)
-		case s.key == "node-taints":
-			// Replaced wholesale, even by nothing.
-		default:
-			if uv, ok := userK8s[s.key]; ok {
-				k8s.Set(s.key, uv)
-			}
-		}
-	}
+	k8s := karpenterKubernetes(gen.Table("settings").Table("kubernetes"), userK8s)
 	for _, key := range slices.Sorted(maps.Keys(userK8s)) {
 		if _, known := KarpenterBottlerocketKind(key); !known {
 			in.notes.add("settings.kubernetes.%s: Karpenter's Bottlerocket model has no such setting and drops it", tomlsyntax.QuoteKey(key))
 		}
 	}
 	root := tomlwrite.NewTable()
-	settings := root.Table("settings")
+	karpenterSettings(in, root.Table("settings"), k8s, user)
+	for _, key := range slices.Sorted(maps.Keys(user)) {
+		if key != "settings" {
+			in.notes.add("%s: Bottlerocket only reads the settings table; Karpenter drops it", tomlsyntax.QuoteKey(key))
+		}
+	}
+	text, err := tomlwrite.Write(root)
+	return []byte(text), err
+}
+
+// karpenterKubernetes merges settings.kubernetes key by key, in the order
+// of Karpenter's model: its values win, labels are merged, taints replaced
+// wholesale (even by nothing), other user values kept.
+func karpenterKubernetes(genK8s *tomlwrite.Table, userK8s map[string]any) *tomlwrite.Table {
+	k8s := tomlwrite.NewTable()
+	for _, s := range karpenterKubernetesSettings {
+		v, fromGen := genK8s.Get(s.key)
+		switch {
+		case s.key == "node-labels":
+			k8s.Set(s.key, mergedLabels(userK8s[s.key], v))
+		case fromGen:
+			k8s.Set(s.key, v)
+		case s.key == "node-taints":
+			// Karpenter's taints replace the user's, even with none.
+		default:
+			if uv, ok := userK8s[s.key]; ok {
+				k8s.Set(s.key, uv)
+			}
+		}
+	}
+	return k8s
+}
+
+// mergedLabels merges the user's node-labels and Karpenter's (which win),
+// sorted by key.
+func mergedLabels(user any, gen any) *tomlwrite.Table {
+	labels := tomlwrite.NewTable()
+	if m, ok := user.(map[string]any); ok {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			labels.Set(k, m[k])
+		}
+	}
+	if g, ok := gen.(*tomlwrite.Table); ok {
+		for _, k := range g.Keys() {
+			value, _ := g.Get(k)
+			labels.Set(k, value)
+		}
+	}
+	sorted := tomlwrite.NewTable()
+	for _, k := range slices.Sorted(slices.Values(labels.Keys())) {
+		value, _ := labels.Get(k)
+		sorted.Set(k, value)
+	}
+	return sorted
+}
+
+// karpenterSettings writes the settings sections: the user's, in order,
+// with k8s as settings.kubernetes, and autoscaling.should-wait forced off.
+func karpenterSettings(in *injection, settings, k8s *tomlwrite.Table, user map[string]any) {
 	userSettings, _ := lookupTable(user, "settings")
 	sections := append(slices.Sorted(maps.Keys(userSettings)), "kubernetes")
 	slices.Sort(sections)
@@ -220,13 +246,6 @@ func karpenterMerge(in *injection, gen *tomlwrite.Table, user map[string]any) ([
 			in.notes.add("settings.autoscaling.should-wait: Karpenter sets it to false (its nodes join no Auto Scaling group)")
 		}
 	}
-	for _, key := range slices.Sorted(maps.Keys(user)) {
-		if key != "settings" {
-			in.notes.add("%s: Bottlerocket only reads the settings table; Karpenter drops it", tomlsyntax.QuoteKey(key))
-		}
-	}
-	text, err := tomlwrite.Write(root)
-	return []byte(text), err
 }
 
 // KarpenterApplied returns the part of a user TOML layer Karpenter passes

@@ -21,12 +21,12 @@ type karpenterSetting struct {
 	kind TOMLKind
 }
 
-// karpenterKubernetes lists settings.kubernetes as Karpenter models it
+// karpenterKubernetesSettings lists settings.kubernetes as Karpenter models it
 // (pkg/providers/amifamily/bootstrap/bottlerocketsettings.go), in its
 // order. Karpenter decodes the user's TOML into this model (strictly
 // first, only logging unknown keys, then leniently), so a key not listed
 // is dropped and a value of another TOML type fails the whole user data.
-var karpenterKubernetes = []karpenterSetting{
+var karpenterKubernetesSettings = []karpenterSetting{
 	{"api-server", KindString}, {"cloud-provider", KindString}, {"cluster-certificate", KindString},
 	{"cluster-name", KindString}, {"cluster-dns-ip", KindString}, {"credential-providers", KindTable},
 	{"node-labels", KindStringTable}, {"node-taints", KindListTable}, {"max-pods", KindInteger},
@@ -52,7 +52,7 @@ var karpenterKubernetes = []karpenterSetting{
 // KarpenterBottlerocketKind returns the TOML kind Karpenter's model gives a
 // settings.kubernetes key, and false for keys Karpenter drops.
 func KarpenterBottlerocketKind(key string) (TOMLKind, bool) {
-	for _, s := range karpenterKubernetes {
+	for _, s := range karpenterKubernetesSettings {
 		if s.key == key {
 			return s.kind, true
 		}

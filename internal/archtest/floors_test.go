@@ -1,4 +1,4 @@
-package layering
+package archtest
 
 import (
 	"go/build"

@@ -1,5 +1,6 @@
-// Package layering holds no code: its test enforces the floors the
-// repository's paths promise (README.md, docs/architecture.md).
+// Package archtest holds no code: its tests enforce the architecture the
+// repository promises (README.md, docs/architecture.md): the floors below,
+// and functions short enough to read (function_test.go).
 //
 //   - internal/config, the pure core: user data in, configuration out. It
 //     imports only itself, the API types (api/...), internal/k8sapi and
@@ -13,4 +14,4 @@
 //
 // No floor imports one above it, node and cluster never import each other,
 // and nothing but the wiring imports internal/cli.
-package layering
+package archtest
