@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/nodeboot/nodeboot/internal/lazyregexp"
 )
 
 // The aws-auth ConfigMap.
@@ -162,8 +163,8 @@ func skippable(v string) bool {
 }
 
 var (
-	accountIDPattern     = regexp.MustCompile(`^[0-9]{12}$`)
-	permissionSetPattern = regexp.MustCompile(`^[\w+=,.@-]{1,32}$`)
+	accountIDPattern     = lazyregexp.New(`^[0-9]{12}$`)
+	permissionSetPattern = lazyregexp.New(`^[\w+=,.@-]{1,32}$`)
 )
 
 // Validate is the authenticator's check of a mapRoles entry: exactly one

@@ -2,8 +2,9 @@ package awsauth
 
 import (
 	"errors"
-	"regexp"
 	"strings"
+
+	"github.com/nodeboot/nodeboot/internal/lazyregexp"
 )
 
 // The placeholders the authenticator renders in usernames and groups.
@@ -20,7 +21,7 @@ var knownPlaceholders = []string{TplEC2PrivateDNSName, TplSessionName, TplSessio
 
 // instanceIDPattern is what a session name must look like for
 // {{EC2PrivateDNSName}} (the authenticator's instanceIDPattern).
-var instanceIDPattern = regexp.MustCompile(`^i-(\w{8}|\w{17})$`)
+var instanceIDPattern = lazyregexp.New(`^i-(\w{8}|\w{17})$`)
 
 // ErrNotInstanceSession is returned when {{EC2PrivateDNSName}} is rendered for
 // a session whose name is not an EC2 instance ID.
