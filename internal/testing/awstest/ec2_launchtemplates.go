@@ -16,12 +16,20 @@ type LaunchTemplate struct {
 	Name         string
 	ImageID      string
 	InstanceType string
+	// IAMInstanceProfileARN or IAMInstanceProfileName is the instance
+	// profile (iamInstanceProfile); UserData is the base64 user data.
+	IAMInstanceProfileARN, IAMInstanceProfileName string
+	UserData                                      string
 }
 
 // LaunchTemplateData is what one launch-template version says.
 type LaunchTemplateData struct {
 	ImageID      string
 	InstanceType string
+	// IAMInstanceProfileARN, IAMInstanceProfileName and UserData as in
+	// LaunchTemplate; a new version copies them from its source.
+	IAMInstanceProfileARN, IAMInstanceProfileName string
+	UserData                                      string
 }
 
 // LaunchTemplateVersionInfo is one version of a launch template.
@@ -52,7 +60,9 @@ func (s *EC2) AddLaunchTemplate(lt LaunchTemplate) {
 	s.templates[lt.ID] = &launchTemplate{
 		LaunchTemplate: lt,
 		versions: []LaunchTemplateVersionInfo{{
-			Number: 1, Data: LaunchTemplateData{ImageID: lt.ImageID, InstanceType: lt.InstanceType}, Created: time.Now(),
+			Number: 1, Data: LaunchTemplateData{ImageID: lt.ImageID, InstanceType: lt.InstanceType,
+				IAMInstanceProfileARN: lt.IAMInstanceProfileARN, IAMInstanceProfileName: lt.IAMInstanceProfileName, UserData: lt.UserData},
+			Created: time.Now(),
 		}},
 		defaultVersion: 1,
 	}
@@ -202,8 +212,16 @@ func xmlTemplateVersionOf(lt *launchTemplate, v LaunchTemplateVersionInfo) xmlTe
 		ID: lt.ID, Name: lt.Name, Number: v.Number, Description: v.Description,
 		Default: v.Number == lt.defaultVersion, Created: v.Created.UTC().Format(time.RFC3339),
 		CreatedBy: "arn:aws:iam::111122223333:role/awstest",
-		Data:      xmlTemplateData{ImageID: v.Data.ImageID, InstanceType: v.Data.InstanceType},
+		Data:      xmlTemplateDataOf(v.Data),
 	}
+}
+
+func xmlTemplateDataOf(d LaunchTemplateData) xmlTemplateData {
+	x := xmlTemplateData{ImageID: d.ImageID, InstanceType: d.InstanceType, UserData: d.UserData}
+	if d.IAMInstanceProfileARN != "" || d.IAMInstanceProfileName != "" {
+		x.Profile = &xmlProfileSpec{ARN: d.IAMInstanceProfileARN, Name: d.IAMInstanceProfileName}
+	}
+	return x
 }
 
 type createLaunchTemplateVersionResponse struct {
@@ -230,6 +248,13 @@ type xmlTemplateVersion struct {
 }
 
 type xmlTemplateData struct {
-	ImageID      string `xml:"imageId,omitempty"`
-	InstanceType string `xml:"instanceType,omitempty"`
+	ImageID      string          `xml:"imageId,omitempty"`
+	InstanceType string          `xml:"instanceType,omitempty"`
+	Profile      *xmlProfileSpec `xml:"iamInstanceProfile,omitempty"`
+	UserData     string          `xml:"userData,omitempty"`
+}
+
+type xmlProfileSpec struct {
+	ARN  string `xml:"arn,omitempty"`
+	Name string `xml:"name,omitempty"`
 }

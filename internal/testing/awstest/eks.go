@@ -9,8 +9,15 @@ import (
 	"testing"
 )
 
-// ActionDescribeCluster is the EKS action the EKS server answers.
-const ActionDescribeCluster = "DescribeCluster"
+// EKS actions the EKS server answers.
+const (
+	ActionDescribeCluster     = "DescribeCluster"
+	ActionUpdateClusterConfig = "UpdateClusterConfig"
+	ActionListAccessEntries   = "ListAccessEntries"
+	ActionDescribeAccessEntry = "DescribeAccessEntry"
+	ActionCreateAccessEntry   = "CreateAccessEntry"
+	ActionDeleteAccessEntry   = "DeleteAccessEntry"
+)
 
 // Cluster is one EKS cluster the EKS server knows.
 type Cluster struct {
@@ -25,6 +32,10 @@ type Cluster struct {
 	// Status defaults to ACTIVE.
 	Status  string
 	Version string
+	// AuthenticationMode is accessConfig.authenticationMode (CONFIG_MAP,
+	// API_AND_CONFIG_MAP, API); empty leaves accessConfig out, as for a
+	// cluster older than access entries.
+	AuthenticationMode string
 }
 
 // EKS is a local EKS REST-JSON server for DescribeCluster (GET /clusters/<name>).
@@ -35,11 +46,14 @@ type EKS struct {
 
 	mu       sync.Mutex
 	clusters map[string]Cluster
+	// entries are each cluster's access entries by principal ARN.
+	entries map[string]map[string]AccessEntry
+	updates int
 }
 
 // NewEKS starts an EKS server that lives until the test ends.
 func NewEKS(t testing.TB) *EKS {
-	s := &EKS{clusters: map[string]Cluster{}}
+	s := &EKS{clusters: map[string]Cluster{}, entries: map[string]map[string]AccessEntry{}}
 	s.URL = startLoopback(t, http.HandlerFunc(s.serve)).URL
 	return s
 }
@@ -52,29 +66,43 @@ func (s *EKS) AddCluster(c Cluster) {
 }
 
 func (s *EKS) serve(w http.ResponseWriter, r *http.Request) {
-	name, ok := strings.CutPrefix(r.URL.Path, "/clusters/")
-	if r.Method != http.MethodGet || !ok || name == "" || strings.Contains(name, "/") {
+	rt, ok := routeEKS(r)
+	if !ok {
 		writeEKSError(w, Fault{Status: http.StatusNotFound, Code: "UnknownOperationException", Message: r.Method + " " + r.URL.Path})
 		return
 	}
-	if fault, failed := s.begin(r.Context(), ActionDescribeCluster); failed {
+	if fault, failed := s.begin(r.Context(), rt.action); failed {
 		writeEKSError(w, fault)
 		return
 	}
-	w = s.body(r, ActionDescribeCluster, w)
+	w = s.body(r, rt.action, w)
 	if !strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 ") {
 		writeEKSError(w, Fault{Status: http.StatusForbidden, Code: "UnrecognizedClientException", Message: "request is not signed"})
 		return
 	}
 	s.mu.Lock()
-	c, known := s.clusters[name]
+	c, known := s.clusters[rt.cluster]
 	s.mu.Unlock()
 	if !known {
-		writeEKSError(w, Fault{Status: http.StatusNotFound, Code: "ResourceNotFoundException", Message: "No cluster found for name: " + name + "."})
+		writeEKSError(w, Fault{Status: http.StatusNotFound, Code: "ResourceNotFoundException", Message: "No cluster found for name: " + rt.cluster + "."})
+		return
+	}
+	var body any
+	var fault *Fault
+	switch rt.action {
+	case ActionDescribeCluster:
+		body = map[string]any{"cluster": clusterJSON(c)}
+	case ActionUpdateClusterConfig:
+		body, fault = s.updateClusterConfig(c, r)
+	default:
+		body, fault = s.serveAccessEntries(c, rt, r)
+	}
+	if fault != nil {
+		writeEKSError(w, *fault)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"cluster": clusterJSON(c)})
+	json.NewEncoder(w).Encode(body)
 }
 
 // clusterJSON renders the cluster the way the EKS API does (absent values
@@ -101,6 +129,9 @@ func clusterJSON(c Cluster) map[string]any {
 	setIf(network, "ipFamily", c.IPFamily)
 	if len(network) > 0 {
 		out["kubernetesNetworkConfig"] = network
+	}
+	if c.AuthenticationMode != "" {
+		out["accessConfig"] = map[string]any{"authenticationMode": c.AuthenticationMode, "bootstrapClusterCreatorAdminPermissions": true}
 	}
 	if c.OutpostARN != "" {
 		out["outpostConfig"] = map[string]any{"outpostArns": []string{c.OutpostARN}, "controlPlaneInstanceType": "m5.large"}
