@@ -98,7 +98,9 @@ func dispatch(ctx context.Context, inv Invocation, env Env, log *slog.Logger) er
 	case CmdBootstrapSh:
 		return withDeadline(ctx, inv, func(ctx context.Context) error { return runBootstrapSh(ctx, inv, env, log) })
 	case CmdRollout:
-		return execRollout(inv.Args, env)
+		return execCompanion(RolloutBinary, inv.Args, env)
+	case CmdAccess:
+		return execCompanion(AccessBinary, inv.Args, env)
 	case CmdUserDataGenerate:
 		return runUserDataGenerate(inv, env)
 	case CmdUserDataMerge:

@@ -30,6 +30,7 @@ const (
 	CmdConvert     = "convert"
 	CmdBootstrapSh = "bootstrap-sh"
 	CmdRollout     = "rollout"
+	CmdAccess      = "access"
 	CmdDoctor      = "doctor"
 	CmdBundle      = "bundle"
 )
@@ -109,6 +110,9 @@ func Parse(args []string) (Invocation, error) {
 	case "rollout":
 		// Everything after "rollout" belongs to nodeboot-rollout.
 		return Invocation{Command: CmdRollout, Args: args[1:]}, nil
+	case "access":
+		// Everything after "access" belongs to nodeboot-access.
+		return Invocation{Command: CmdAccess, Args: args[1:]}, nil
 	case "userdata":
 		return parseUserData(args[1:])
 	case "doctor":
@@ -369,6 +373,7 @@ Usage:
   nodeboot convert --to nodeconfig|bootstrap-sh|bottlerocket|windows [--from auto] [--strict] FILE
   nodeboot bootstrap-sh [--root DIR] [--skip run] [--timeout 5m] -- CLUSTER [bootstrap.sh flags...]
   nodeboot rollout plan|start|status|pause|resume|abort|controller ...   (runs nodeboot-rollout)
+  nodeboot access check|fix --cluster NAME [--group ASG|-f NODEGROUP|--role ARN]...   (runs nodeboot-access)
   nodeboot userdata generate -f NODEGROUP.yaml --family al2|al2023|bottlerocket|windows
         [--as eks|eksctl|karpenter] [--user-data FILE]...
   nodeboot userdata merge -f NODEGROUP.yaml --family F [--as eks|karpenter] [--strict]

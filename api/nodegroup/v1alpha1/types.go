@@ -51,6 +51,10 @@ type NodeGroupSpec struct {
 	// LaunchTemplate is the launch template the node group was created
 	// from; EKS labels nodes with its ID and version.
 	LaunchTemplate *LaunchTemplate `json:"launchTemplate,omitempty"`
+	// NodeRole is the IAM role of the nodes (arn:aws:iam::ACCOUNT:role/NAME),
+	// as an EKS managed node group's nodeRole; `nodeboot access` checks its
+	// mapping (without it, the launch template's instance profile says).
+	NodeRole string `json:"nodeRole,omitempty"`
 	// Labels are node labels (keys outside the kubelet's restricted
 	// kubernetes.io and k8s.io domains).
 	Labels map[string]string `json:"labels,omitempty"`

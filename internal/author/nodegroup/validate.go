@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	v1alpha1 "github.com/nodeboot/nodeboot/api/nodegroup/v1alpha1"
+	"github.com/nodeboot/nodeboot/internal/config/awsauth"
 	"github.com/nodeboot/nodeboot/internal/config/legacy/bottlerocket"
 	"github.com/nodeboot/nodeboot/internal/config/validate"
 )
@@ -54,6 +55,11 @@ func validateGroup(g v1alpha1.NodeGroup) field.ErrorList {
 		errs = append(errs, field.NotSupported(fld.Child("capacityType"), c, []string{v1alpha1.CapacityOnDemand, v1alpha1.CapacitySpot}))
 	}
 	errs = append(errs, launchTemplate(spec.LaunchTemplate, fld.Child("launchTemplate"))...)
+	if spec.NodeRole != "" {
+		if _, err := awsauth.ParseRoleARN(spec.NodeRole); err != nil {
+			errs = append(errs, field.Invalid(fld.Child("nodeRole"), spec.NodeRole, err.Error()))
+		}
+	}
 	errs = append(errs, labels(spec.Labels, fld.Child("labels"))...)
 	errs = append(errs, taints(spec.Taints, fld.Child("taints"))...)
 	errs = append(errs, maxPods(spec.MaxPods, fld.Child("maxPods"))...)

@@ -1,0 +1,117 @@
+package access
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/config/awsauth"
+)
+
+const (
+	linuxRole = "arn:aws:iam::111122223333:role/linux-nodes"
+	winRole   = "arn:aws:iam::111122223333:role/windows-nodes"
+)
+
+func nodeEntry(arn string, groups ...string) string {
+	s := "- rolearn: " + arn + "\n  username: system:node:{{EC2PrivateDNSName}}\n  groups:\n"
+	for _, g := range groups {
+		s += "    - " + g + "\n"
+	}
+	return s
+}
+
+func readyCNI() CNI {
+	return CNI{ConfigMap: map[string]string{"enable-windows-ipam": "true"}, ConfigMapFound: true, Env: map[string]string{}, DaemonSetFound: true}
+}
+
+func TestCheck(t *testing.T) {
+	linux := Group{Name: "linux", Source: "--role", RoleARN: linuxRole}
+	windows := Group{Name: "windows", Source: "--windows-role", RoleARN: winRole, Windows: true}
+	both := []string{awsauth.GroupBootstrappers, awsauth.GroupNodes}
+	tests := []struct {
+		name     string
+		cluster  Cluster
+		group    Group
+		willJoin bool
+		via      string
+		codes    []string // "severity code" of each finding, in order
+	}{
+		{name: "mapped as EKS documents", cluster: Cluster{AWSAuth: map[string]string{"mapRoles": nodeEntry(linuxRole, both...)}},
+			group: linux, willJoin: true, via: "aws-auth"},
+		{name: "unmapped", cluster: Cluster{AWSAuth: map[string]string{"mapRoles": nodeEntry(winRole, both...)}},
+			group: linux, codes: []string{"error unmapped"}},
+		{name: "missing groups", cluster: Cluster{AWSAuth: map[string]string{"mapRoles": nodeEntry(linuxRole)}},
+			group: linux, via: "aws-auth", codes: []string{"error group-missing", "warning group-missing"}},
+		{name: "malformed aws-auth locks everyone out", cluster: Cluster{AWSAuth: map[string]string{"mapRoles": nodeEntry(linuxRole, both...) + " bad: [\n"}},
+			group: linux, codes: []string{"error aws-auth-malformed"}},
+		{name: "role with a path is matched without it", cluster: Cluster{AWSAuth: map[string]string{"mapRoles": nodeEntry(linuxRole, both...)}},
+			group: Group{Name: "p", RoleARN: "arn:aws:iam::111122223333:role/eks/linux-nodes"}, willJoin: true, via: "aws-auth"},
+		{name: "entry with the path never matches", cluster: Cluster{AWSAuth: map[string]string{"mapRoles": nodeEntry("arn:aws:iam::111122223333:role/eks/linux-nodes", both...)}},
+			group: Group{Name: "p", RoleARN: "arn:aws:iam::111122223333:role/eks/linux-nodes"}, codes: []string{"error path", "error unmapped"}},
+		{name: "instance profile given", cluster: Cluster{}, group: Group{Name: "x", RoleARN: "arn:aws:iam::111122223333:instance-profile/p"},
+			codes: []string{"error instance-profile-arn"}},
+		{name: "conflicting duplicates: the last wins", cluster: Cluster{AWSAuth: map[string]string{"mapRoles": nodeEntry(linuxRole, both...) + nodeEntry(linuxRole, awsauth.GroupNodes)}},
+			group: linux, via: "aws-auth", codes: []string{"warning group-missing", "warning conflict"}, willJoin: true},
+		{name: "mode API ignores aws-auth", cluster: Cluster{Mode: ModeAPI, AWSAuth: map[string]string{"mapRoles": nodeEntry(linuxRole, both...)}},
+			group: linux, codes: []string{"error unmapped"}},
+		{name: "access entry wins in API_AND_CONFIG_MAP", cluster: Cluster{Mode: ModeAPIAndConfigMap, AWSAuth: map[string]string{"mapRoles": nodeEntry(linuxRole)},
+			Entries: []AccessEntry{{PrincipalARN: linuxRole, Type: "EC2_LINUX"}}}, group: linux, willJoin: true, via: "access entry (EC2_LINUX)"},
+		{name: "Linux entry for Windows nodes", cluster: Cluster{Mode: ModeAPI, LinuxNodes: 1, CNI: readyCNI(), Entries: []AccessEntry{{PrincipalARN: winRole, Type: "EC2_LINUX"}}},
+			group: windows, via: "access entry (EC2_LINUX)", codes: []string{"error entry-type"}},
+		{name: "STANDARD entry cannot make a node", cluster: Cluster{Mode: ModeAPI, Entries: []AccessEntry{{PrincipalARN: linuxRole, Type: "STANDARD", Username: "system:node:{{EC2PrivateDNSName}}"}}},
+			group: linux, via: "access entry (STANDARD)", codes: []string{"error group-missing", "warning group-missing", "error entry-type"}},
+		{name: "Windows without its group, its IPAM setting and a Linux node", cluster: Cluster{AWSAuth: map[string]string{"mapRoles": nodeEntry(winRole, both...)}},
+			group: windows, via: "aws-auth", codes: []string{"error group-missing", "error windows-linux-node", "error windows-ipam"}},
+		{name: "Windows ready", cluster: Cluster{LinuxNodes: 2, CNI: readyCNI(), AWSAuth: map[string]string{"mapRoles": nodeEntry(winRole, awsauth.NodeGroups(true)...)}},
+			group: windows, via: "aws-auth", willJoin: true},
+		{name: "Windows and unsupported CNI features", cluster: Cluster{LinuxNodes: 2, IPFamily: "ipv6", AWSAuth: map[string]string{"mapRoles": nodeEntry(winRole, awsauth.NodeGroups(true)...)},
+			CNI: CNI{ConfigMap: map[string]string{"enable-windows-ipam": "true"}, Env: map[string]string{"ENABLE_POD_ENI": "true", "AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG": "true"}}},
+			group: windows, via: "aws-auth", codes: []string{"error windows-pod-eni", "error windows-custom-networking", "error windows-ipv6"}},
+		{name: "unresolved group", group: Group{Name: "asg", Err: errors.New("no launch template")}, codes: []string{"error unresolved"}},
+		{name: "max pods over what custom networking allows", cluster: Cluster{AWSAuth: map[string]string{"mapRoles": nodeEntry(linuxRole, both...)},
+			CNI: CNI{Env: map[string]string{"AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG": "true"}}},
+			group: Group{Name: "m5", RoleARN: linuxRole, MaxPods: map[string]int32{"m5.large": 29}}, willJoin: true, via: "aws-auth", codes: []string{"warning max-pods-over"}},
+		{name: "prefix delegation with the secondary-IP max pods", cluster: Cluster{AWSAuth: map[string]string{"mapRoles": nodeEntry(linuxRole, both...)},
+			CNI: CNI{Env: map[string]string{"ENABLE_PREFIX_DELEGATION": "true", "WARM_PREFIX_TARGET": "1"}}},
+			group: Group{Name: "m5", RoleARN: linuxRole, MaxPods: map[string]int32{"m5.large": 29}}, willJoin: true, via: "aws-auth", codes: []string{"warning max-pods-under"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := Check(tc.cluster, []Group{tc.group})
+			g := rep.Groups[0]
+			var codes []string
+			for _, f := range g.Findings {
+				codes = append(codes, string(f.Severity)+" "+f.Code)
+			}
+			if !slices.Equal(codes, tc.codes) || g.WillJoin != tc.willJoin || g.Via != tc.via {
+				t.Errorf("findings %q, willJoin %v, via %q; want %q, %v, %q\n%s", codes, g.WillJoin, g.Via, tc.codes, tc.willJoin, tc.via, findingsText(g.Findings))
+			}
+			if rep.Failed() == (tc.willJoin && len(tc.codes) == 0) && !slices.ContainsFunc(tc.codes, func(c string) bool { return strings.HasPrefix(c, "warning") }) {
+				t.Errorf("Failed() = %v", rep.Failed())
+			}
+		})
+	}
+}
+
+func findingsText(fs []Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		b.WriteString(string(f.Severity) + " " + f.Code + ": " + f.Message + "\n")
+	}
+	return b.String()
+}
+
+func TestClusterFindings(t *testing.T) {
+	rep := Check(Cluster{Mode: ModeAPI, AWSAuth: map[string]string{"mapRoles": "- rolearn: x\n bad"}}, nil)
+	text := findingsText(rep.Cluster.Findings)
+	for _, want := range []string{"every node mapped here is locked out", "aws-auth is ignored"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("cluster findings lack %q:\n%s", want, text)
+		}
+	}
+	if rep := Check(Cluster{}, nil); rep.Cluster.Mode != ModeConfigMap || !strings.Contains(rep.Cluster.ModeNote, "assumed CONFIG_MAP") {
+		t.Errorf("unknown mode: %+v", rep.Cluster)
+	}
+}
