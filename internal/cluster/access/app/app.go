@@ -22,8 +22,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
 
-	"github.com/nodeboot/nodeboot/internal/author/nodegroup"
+	nodegroupv1 "github.com/nodeboot/nodeboot/api/nodegroup/v1alpha1"
 	"github.com/nodeboot/nodeboot/internal/aws/awsconfig"
 	"github.com/nodeboot/nodeboot/internal/aws/awsconfig/sdkdefault"
 	"github.com/nodeboot/nodeboot/internal/cluster/access"
@@ -228,14 +229,17 @@ func nodeGroupFile(ctx context.Context, r access.Resolver, path string, windows 
 	if err != nil {
 		return access.Group{}, err
 	}
-	d, problems := nodegroup.Read("file://"+path, data)
-	if problems.HasErrors() {
-		return access.Group{}, fmt.Errorf("%s: %w", path, problems.Err())
+	// Operator tooling (internal/author/nodegroup) reads NodeGroup files
+	// with full diagnostics; the cluster side may not import it, and needs
+	// only the fields it resolves roles and max pods from, read strictly.
+	var ng nodegroupv1.NodeGroup
+	if err := yaml.UnmarshalStrict(data, &ng); err != nil {
+		return access.Group{}, fmt.Errorf("%s: %w (nodeboot userdata generate -f %s shows every problem with its line)", path, err, path)
 	}
-	if r.EC2 == nil {
-		r = access.Resolver{}
+	if ng.APIVersion != nodegroupv1.APIVersion || ng.Kind != nodegroupv1.Kind {
+		return access.Group{}, fmt.Errorf("%s: not a %s %s", path, nodegroupv1.APIVersion, nodegroupv1.Kind)
 	}
-	return r.NodeGroupFile(ctx, path, d.Group, windows), nil
+	return r.NodeGroupFile(ctx, path, ng, windows), nil
 }
 
 // inspect gathers the cluster and the groups and checks them.

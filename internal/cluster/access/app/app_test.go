@@ -1,8 +1,12 @@
 package app
 
 import (
+	"os"
+	"path/filepath"
+
 	"bytes"
 	"context"
+	"github.com/nodeboot/nodeboot/internal/cluster/access"
 	"strings"
 	"testing"
 )
@@ -32,5 +36,25 @@ func TestMainUsage(t *testing.T) {
 				t.Errorf("exit %d, output %q; want %d and %q", code, out.String(), tc.code, tc.want)
 			}
 		})
+	}
+}
+
+func TestNodeGroupFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	os.WriteFile(good, []byte("apiVersion: nodeboot.io/v1alpha1\nkind: NodeGroup\nmetadata:\n  name: g\nspec:\n  cluster:\n    name: prod\n  instanceType: m5.large\n  maxPods:\n    value: 20\n  nodeRole: arn:aws:iam::111122223333:role/nodes\n"), 0o600)
+	g, err := nodeGroupFile(context.Background(), access.Resolver{}, good, false)
+	if err != nil || g.RoleARN != "arn:aws:iam::111122223333:role/nodes" || g.MaxPods["m5.large"] != 20 || g.Err != nil {
+		t.Errorf("group %+v, %v", g, err)
+	}
+	typo := filepath.Join(dir, "typo.yaml")
+	os.WriteFile(typo, []byte("apiVersion: nodeboot.io/v1alpha1\nkind: NodeGroup\nmetadata:\n  name: g\nspec:\n  nodeRoles: x\n"), 0o600)
+	if _, err := nodeGroupFile(context.Background(), access.Resolver{}, typo, false); err == nil || !strings.Contains(err.Error(), "nodeRoles") {
+		t.Errorf("a typo: %v", err)
+	}
+	noRole := filepath.Join(dir, "norole.yaml")
+	os.WriteFile(noRole, []byte("apiVersion: nodeboot.io/v1alpha1\nkind: NodeGroup\nmetadata:\n  name: g\nspec:\n  cluster:\n    name: prod\n"), 0o600)
+	if g, err := nodeGroupFile(context.Background(), access.Resolver{}, noRole, false); err != nil || g.Err == nil {
+		t.Errorf("no role and no launch template: %+v, %v", g, err)
 	}
 }
