@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/nodeboot/nodeboot/internal/aws/imds"
+	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
-	"github.com/nodeboot/nodeboot/internal/node/agent"
 	"github.com/nodeboot/nodeboot/internal/node/bundle"
 	"github.com/nodeboot/nodeboot/internal/node/cmdrun"
 	"github.com/nodeboot/nodeboot/internal/node/doctor"
@@ -41,7 +41,7 @@ func newDoctor(inv Invocation, env Env, log *slog.Logger) doctor.Doctor {
 	return doctor.Doctor{
 		Root:    inv.Root,
 		Sources: inv.Sources,
-		CheckUserData: func(ctx context.Context, sources []string) (agent.CheckReport, error) {
+		CheckUserData: func(ctx context.Context, sources []string) (diag.CheckReport, error) {
 			return a.Check(ctx, sources)
 		},
 		IMDS:           doctor.IMDSProbe{Getenv: env.Getenv},

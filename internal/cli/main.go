@@ -183,7 +183,7 @@ func dump(ctx context.Context, inv Invocation, env Env, log *slog.Logger) error 
 }
 
 // writeSourcesComment heads YAML dumps with what each document was read as.
-func writeSourcesComment(w io.Writer, docs []agent.DocumentInfo, fromCache bool) {
+func writeSourcesComment(w io.Writer, docs []diag.DocumentInfo, fromCache bool) {
 	for _, d := range docs {
 		state := "applied"
 		if !d.Applied {

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -13,23 +11,6 @@ import (
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
 	"github.com/nodeboot/nodeboot/internal/config/validate"
 )
-
-// DocumentInfo describes one document found in the sources.
-type DocumentInfo struct {
-	Source diag.Source `json:"source"`
-	// Applied is false for documents nodeboot lists but leaves to others
-	// (cloud-init parts, shell scripts without a bootstrap.sh call).
-	Applied bool `json:"applied"`
-}
-
-// CheckReport is the result of `nodeboot config check`.
-type CheckReport struct {
-	Documents []DocumentInfo `json:"documents"`
-	Problems  diag.List      `json:"problems"`
-	// Discover lists cluster fields that will be looked up at boot.
-	Discover []string `json:"discover,omitempty"`
-	Valid    bool     `json:"valid"`
-}
 
 // Checker is an extra check of the documents read (config check
 // --target); its problems are reported with the others.
@@ -62,16 +43,16 @@ func Supplied(fields ...string) CheckOption {
 // Check reads, decodes, merges and validates without touching AWS APIs or
 // the host (IMDS is read only for an imds:// source), then runs the extra
 // checkers on the documents.
-func (a *Agent) Check(ctx context.Context, sources []string, opts ...CheckOption) (CheckReport, error) {
+func (a *Agent) Check(ctx context.Context, sources []string, opts ...CheckOption) (diag.CheckReport, error) {
 	o := checkOptions{supplied: map[string]bool{}}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	in, err := a.Read(ctx, sources)
 	if err != nil {
-		return CheckReport{}, err
+		return diag.CheckReport{}, err
 	}
-	rep := CheckReport{Documents: in.DocumentInfos(), Problems: in.Problems}
+	rep := diag.CheckReport{Documents: in.DocumentInfos(), Problems: in.Problems}
 	for _, check := range o.checkers {
 		rep.Problems = append(rep.Problems, check(in.Documents)...)
 	}
@@ -106,7 +87,7 @@ func (a *Agent) Check(ctx context.Context, sources []string, opts ...CheckOption
 // sortProblems orders problems as a reader meets them: by document, then
 // line and column. Problems without a document (merged configuration) come
 // last; the sort is stable, so equal positions keep their order.
-func sortProblems(docs []DocumentInfo, problems diag.List) {
+func sortProblems(docs []diag.DocumentInfo, problems diag.List) {
 	rank := func(p diag.Problem) int {
 		for i, d := range docs {
 			if d.Source.URI == p.Source.URI && d.Source.Part == p.Source.Part {
@@ -151,8 +132,8 @@ func newFields(have, merged diag.List) diag.List {
 
 // DocumentInfos says, for every document found, what it was read as and
 // whether it contributed to the config.
-func (in Input) DocumentInfos() []DocumentInfo {
-	out := make([]DocumentInfo, 0, len(in.Documents))
+func (in Input) DocumentInfos() []diag.DocumentInfo {
+	out := make([]diag.DocumentInfo, 0, len(in.Documents))
 	for _, d := range in.Documents {
 		src := d.Source
 		src.Format = string(d.Format)
@@ -165,34 +146,7 @@ func (in Input) DocumentInfos() []DocumentInfo {
 				}
 			}
 		}
-		out = append(out, DocumentInfo{Source: src, Applied: applied})
+		out = append(out, diag.DocumentInfo{Source: src, Applied: applied})
 	}
 	return out
-}
-
-// WriteText renders the report for people.
-func (r CheckReport) WriteText(w io.Writer) error {
-	var b strings.Builder
-	for _, d := range r.Documents {
-		state := "applied"
-		if !d.Applied {
-			state = "not applied"
-		}
-		fmt.Fprintf(&b, "%s: %s (%s)\n", d.Source.String(), d.Source.Format, state)
-	}
-	for _, p := range r.Problems {
-		b.WriteString(p.String())
-		b.WriteByte('\n')
-	}
-	if len(r.Discover) > 0 {
-		fmt.Fprintf(&b, "note: %s will be discovered with eks:DescribeCluster at boot\n", strings.Join(r.Discover, ", "))
-	}
-	errs, warns := len(r.Problems.Filter(diag.SeverityError)), len(r.Problems.Filter(diag.SeverityWarning))
-	if r.Valid {
-		fmt.Fprintf(&b, "configuration is valid (%d warning(s))\n", warns)
-	} else {
-		fmt.Fprintf(&b, "configuration is invalid: %d error(s), %d warning(s)\n", errs, warns)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/nodeboot/nodeboot/internal/config/awsauth"
-	"github.com/nodeboot/nodeboot/internal/node/agent"
+	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/node/cmdrun"
 	"github.com/nodeboot/nodeboot/internal/node/cri"
 	"github.com/nodeboot/nodeboot/internal/node/kubeapi"
@@ -37,7 +37,7 @@ type Doctor struct {
 	// Sources are the config sources, as for `nodeboot init`.
 	Sources []string
 	// CheckUserData is `nodeboot config check` for the sources.
-	CheckUserData func(ctx context.Context, sources []string) (agent.CheckReport, error)
+	CheckUserData func(ctx context.Context, sources []string) (diag.CheckReport, error)
 	// IMDS probes the instance metadata service.
 	IMDS interface {
 		Probe(ctx context.Context) IMDSEvidence

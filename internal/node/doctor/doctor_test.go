@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
-	"github.com/nodeboot/nodeboot/internal/node/agent"
 	"github.com/nodeboot/nodeboot/internal/node/cmdrun"
 	"github.com/nodeboot/nodeboot/internal/node/cri"
 	"github.com/nodeboot/nodeboot/internal/node/kubeapi"
@@ -73,8 +72,8 @@ users:
 	n.doctor = Doctor{
 		Root:    n.root,
 		Sources: []string{"imds://user-data"},
-		CheckUserData: func(context.Context, []string) (agent.CheckReport, error) {
-			return agent.CheckReport{Valid: true, Documents: []agent.DocumentInfo{{Source: diag.Source{URI: "imds://user-data", Format: "NodeConfig"}, Applied: true}}}, nil
+		CheckUserData: func(context.Context, []string) (diag.CheckReport, error) {
+			return diag.CheckReport{Valid: true, Documents: []diag.DocumentInfo{{Source: diag.Source{URI: "imds://user-data", Format: "NodeConfig"}, Applied: true}}}, nil
 		},
 		IMDS:    IMDSProbe{Endpoint: imds},
 		Network: Network{},

@@ -5,13 +5,12 @@ import (
 	"strings"
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
-	"github.com/nodeboot/nodeboot/internal/node/agent"
 )
 
 // UserDataEvidence is what `nodeboot config check` reports for the sources.
 type UserDataEvidence struct {
 	Sources []string
-	Report  agent.CheckReport
+	Report  diag.CheckReport
 	// Err says why the sources could not be read at all.
 	Err error
 }
