@@ -1,84 +1,32 @@
 package kubeapi
 
 import (
-	"errors"
 	"fmt"
 
 	"sigs.k8s.io/yaml"
+
+	clientcmdv1 "github.com/nodeboot/nodeboot/internal/k8sapi/clientcmd/v1"
 )
 
-// Kubeconfig is the part of a kubeconfig file (clientcmd v1 Config) the
-// kubelet's connection needs.
-type Kubeconfig struct {
-	Clusters       []NamedCluster `json:"clusters"`
-	Users          []NamedUser    `json:"users"`
-	Contexts       []NamedContext `json:"contexts"`
-	CurrentContext string         `json:"current-context"`
-}
-
-// NamedCluster is one clusters[] entry.
-type NamedCluster struct {
-	Name    string  `json:"name"`
-	Cluster Cluster `json:"cluster"`
-}
-
-// Cluster is where the API server is and how to trust it.
-type Cluster struct {
-	Server                   string `json:"server"`
-	TLSServerName            string `json:"tls-server-name,omitempty"`
-	CertificateAuthority     string `json:"certificate-authority,omitempty"`
-	CertificateAuthorityData []byte `json:"certificate-authority-data,omitempty"`
-	ProxyURL                 string `json:"proxy-url,omitempty"`
-}
-
-// NamedUser is one users[] entry.
-type NamedUser struct {
-	Name string `json:"name"`
-	User User   `json:"user"`
-}
-
-// User is how to authenticate.
-type User struct {
-	ClientCertificate     string      `json:"client-certificate,omitempty"`
-	ClientCertificateData []byte      `json:"client-certificate-data,omitempty"`
-	ClientKey             string      `json:"client-key,omitempty"`
-	ClientKeyData         []byte      `json:"client-key-data,omitempty"`
-	Token                 string      `json:"token,omitempty"`
-	TokenFile             string      `json:"tokenFile,omitempty"`
-	Exec                  *ExecConfig `json:"exec,omitempty"`
-}
-
-// ExecConfig is a credential plugin.
-type ExecConfig struct {
-	Command            string       `json:"command"`
-	Args               []string     `json:"args,omitempty"`
-	Env                []ExecEnvVar `json:"env,omitempty"`
-	APIVersion         string       `json:"apiVersion,omitempty"`
-	ProvideClusterInfo bool         `json:"provideClusterInfo,omitempty"`
-	InteractiveMode    string       `json:"interactiveMode,omitempty"`
-}
-
-// ExecEnvVar is an environment variable set for the plugin.
-type ExecEnvVar struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
-
-// NamedContext is one contexts[] entry.
-type NamedContext struct {
-	Name    string  `json:"name"`
-	Context Context `json:"context"`
-}
-
-// Context pairs a cluster with a user.
-type Context struct {
-	Cluster  string `json:"cluster"`
-	AuthInfo string `json:"user"`
-}
+// The kubeconfig types are internal/k8sapi/clientcmd/v1's, the one set the
+// renderer writes and the doctor reads; these names say what the kubelet's
+// connection uses them for.
+type (
+	// Kubeconfig is a kubeconfig file.
+	Kubeconfig = clientcmdv1.Config
+	// Cluster is where the API server is and how to trust it.
+	Cluster = clientcmdv1.Cluster
+	// User is how to authenticate (a kubeconfig's users[].user).
+	User = clientcmdv1.AuthInfo
+	// ExecConfig is a credential plugin.
+	ExecConfig = clientcmdv1.ExecConfig
+	// ExecEnvVar is an environment variable set for the plugin.
+	ExecEnvVar = clientcmdv1.ExecEnvVar
+)
 
 // ErrNoCurrentContext is returned when a kubeconfig does not say which
 // cluster and user to use.
-var ErrNoCurrentContext = errors.New("kubeconfig has no usable current context")
+var ErrNoCurrentContext = clientcmdv1.ErrNoCurrentContext
 
 // ParseKubeconfig decodes a kubeconfig (YAML or JSON).
 func ParseKubeconfig(data []byte) (Kubeconfig, error) {
@@ -87,37 +35,4 @@ func ParseKubeconfig(data []byte) (Kubeconfig, error) {
 		return Kubeconfig{}, fmt.Errorf("decode kubeconfig: %w", err)
 	}
 	return k, nil
-}
-
-// Current returns the cluster and user of the current context (or of the
-// only context when current-context is empty).
-func (k Kubeconfig) Current() (Cluster, User, error) {
-	name := k.CurrentContext
-	if name == "" && len(k.Contexts) == 1 {
-		name = k.Contexts[0].Name
-	}
-	var ctx *Context
-	for i := range k.Contexts {
-		if k.Contexts[i].Name == name {
-			ctx = &k.Contexts[i].Context
-		}
-	}
-	if ctx == nil {
-		return Cluster{}, User{}, fmt.Errorf("%w: context %q not found", ErrNoCurrentContext, name)
-	}
-	var cluster *Cluster
-	for i := range k.Clusters {
-		if k.Clusters[i].Name == ctx.Cluster {
-			cluster = &k.Clusters[i].Cluster
-		}
-	}
-	if cluster == nil {
-		return Cluster{}, User{}, fmt.Errorf("%w: cluster %q of context %q not found", ErrNoCurrentContext, ctx.Cluster, name)
-	}
-	for _, u := range k.Users {
-		if u.Name == ctx.AuthInfo {
-			return *cluster, u.User, nil
-		}
-	}
-	return Cluster{}, User{}, fmt.Errorf("%w: user %q of context %q not found", ErrNoCurrentContext, ctx.AuthInfo, name)
 }
