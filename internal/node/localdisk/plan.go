@@ -115,24 +115,7 @@ func planRAID(opts Options, st State, level int) (Plan, error) {
 	}
 	switch {
 	case st.Array != nil:
-		a := *st.Array
-		switch {
-		case a.Sig.Blank():
-			p.Steps = append(p.Steps, MakeXFS{Device: a.Path, Label: label(0)})
-		case !a.Sig.ours(0):
-			return Plan{}, foreignError([]string{fmt.Sprintf("the array %s on %s holds %s", a.Path, strings.Join(paths, ", "), a.Sig)})
-		}
-		switch p.mount(st, a.Path, a.Dev, target) {
-		case mountedAlready:
-			p.bind(opts, st, target, a.Dev, st.ArrayDirs)
-		case mountPlanned:
-			if a.Sig.Blank() { // a new file system: nothing on it yet
-				p.bind(opts, st, target, "", nil)
-			}
-			// Otherwise its directories are known once it is mounted: the
-			// next plan binds them.
-		}
-		return p, nil
+		return existingArray(opts, st, target, paths)
 	case allDisks(st.Disks, func(d Disk) bool { return d.Sig.arrayMember() && d.Holder == "" }):
 		p.Steps = append(p.Steps, AssembleArray{Disks: paths})
 		return p, nil
@@ -145,8 +128,38 @@ func planRAID(opts Options, st State, level int) (Plan, error) {
 		}
 		return p, nil
 	}
+	return Plan{}, foreignError(foreignDisks(st.Disks))
+}
+
+// existingArray plans for the assembled array: a file system on it if it
+// is blank (refusing one that is not ours), then its mount and binds.
+func existingArray(opts Options, st State, target string, paths []string) (Plan, error) {
+	var p Plan
+	a := *st.Array
+	switch {
+	case a.Sig.Blank():
+		p.Steps = append(p.Steps, MakeXFS{Device: a.Path, Label: label(0)})
+	case !a.Sig.ours(0):
+		return Plan{}, foreignError([]string{fmt.Sprintf("the array %s on %s holds %s", a.Path, strings.Join(paths, ", "), a.Sig)})
+	}
+	switch p.mount(st, a.Path, a.Dev, target) {
+	case mountedAlready:
+		p.bind(opts, st, target, a.Dev, st.ArrayDirs)
+	case mountPlanned:
+		if a.Sig.Blank() { // a new file system: nothing on it yet
+			p.bind(opts, st, target, "", nil)
+		}
+		// Otherwise its directories are known once it is mounted: the
+		// next plan binds them.
+	}
+	return p, nil
+}
+
+// foreignDisks says, disk by disk, why a set that is neither all blank nor
+// one complete array of ours cannot be used.
+func foreignDisks(disks []Disk) []string {
 	var foreign []string
-	for _, d := range st.Disks {
+	for _, d := range disks {
 		switch {
 		case d.Sig.Blank():
 			foreign = append(foreign, d.Path+" is blank while other disks are not (an incomplete array?)")
@@ -156,7 +169,7 @@ func planRAID(opts Options, st State, level int) (Plan, error) {
 			foreign = append(foreign, fmt.Sprintf("%s holds %s", d.Path, d.Sig))
 		}
 	}
-	return Plan{}, foreignError(foreign)
+	return foreign
 }
 
 // mountOutcome says where a file system stands after mount.

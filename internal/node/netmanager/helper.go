@@ -167,19 +167,10 @@ func (h Helper) UdevRemove(_ context.Context, iface string) error {
 // for networkd are configured and every other link is unmanaged, polling
 // networkctl, for at most Timeout.
 func (h Helper) BootHook(ctx context.Context) error {
-	primaryMAC, err := h.Metadata.MAC(ctx)
-	if err != nil {
-		return fmt.Errorf("primary MAC: %w", err)
-	}
-	id, err := h.Metadata.IdentityDocument(ctx)
-	if err != nil {
-		return fmt.Errorf("instance id: %w", err)
-	}
-	primary, err := h.linkWithMAC(primaryMAC)
+	managed, err := h.managedLinks(ctx)
 	if err != nil {
 		return err
 	}
-	managed := append([]string{primary}, h.rememberedNetworkd(id.ID)...)
 	h.Log.Info("waiting for network links", "managed", managed)
 	poll, timeout := h.Poll, h.Timeout
 	if poll <= 0 {
@@ -194,19 +185,15 @@ func (h Helper) BootHook(ctx context.Context) error {
 	defer tick.Stop()
 	waiting := "nothing checked yet"
 	for {
-		out, err := h.Run.Output(ctx, "networkctl", "list", "--json=short")
-		if err == nil {
-			links, perr := ParseNetworkctl(out)
-			if perr != nil {
-				return perr
-			}
-			var ok bool
-			if ok, waiting = Ready(links, managed); ok {
-				h.Log.Info("network links ready", "managed", managed)
-				return nil
-			}
-		} else if ctx.Err() == nil {
-			return fmt.Errorf("networkctl list: %w", err)
+		ok, why, err := h.linksReady(ctx, managed)
+		switch {
+		case err != nil:
+			return err
+		case ok:
+			h.Log.Info("network links ready", "managed", managed)
+			return nil
+		case why != "":
+			waiting = why
 		}
 		select {
 		case <-ctx.Done():
@@ -214,6 +201,43 @@ func (h Helper) BootHook(ctx context.Context) error {
 		case <-tick.C:
 		}
 	}
+}
+
+// managedLinks names the links networkd must have configured before the
+// boot goes on: the primary interface and those remembered as networkd's.
+func (h Helper) managedLinks(ctx context.Context) ([]string, error) {
+	primaryMAC, err := h.Metadata.MAC(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("primary MAC: %w", err)
+	}
+	id, err := h.Metadata.IdentityDocument(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("instance id: %w", err)
+	}
+	primary, err := h.linkWithMAC(primaryMAC)
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{primary}, h.rememberedNetworkd(id.ID)...), nil
+}
+
+// linksReady asks networkctl once: whether the managed links are ready,
+// else what is awaited ("" when networkctl did not answer because ctx
+// ended). A networkctl failure before then is an error.
+func (h Helper) linksReady(ctx context.Context, managed []string) (bool, string, error) {
+	out, err := h.Run.Output(ctx, "networkctl", "list", "--json=short")
+	if err != nil {
+		if ctx.Err() == nil {
+			return false, "", fmt.Errorf("networkctl list: %w", err)
+		}
+		return false, "", nil
+	}
+	links, err := ParseNetworkctl(out)
+	if err != nil {
+		return false, "", err
+	}
+	ok, waiting := Ready(links, managed)
+	return ok, waiting, nil
 }
 
 // linkWithMAC finds the interface that has mac.
