@@ -5,7 +5,7 @@ import (
 	"os"
 	"sync"
 
-	securejoin "github.com/cyphar/filepath-securejoin"
+	pathrs "github.com/cyphar/filepath-securejoin/pathrs-lite"
 	"golang.org/x/sys/unix"
 )
 
@@ -36,7 +36,7 @@ func (r *Root) openPath(rel string, extra int) (*os.File, error) {
 	if useOpenat2() {
 		return r.openat2(rel, unix.O_PATH|extra)
 	}
-	f, err := securejoin.OpenatInRoot(r.fd, rel)
+	f, err := pathrs.OpenatInRoot(r.fd, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (r *Root) openRead(rel string) (*os.File, error) {
 	if useOpenat2() {
 		return r.openat2(rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
 	}
-	h, err := securejoin.OpenatInRoot(r.fd, rel)
+	h, err := pathrs.OpenatInRoot(r.fd, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (r *Root) openRead(rel string) (*os.File, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, notRegular(fi.Mode())
 	}
-	return securejoin.Reopen(h, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
+	return pathrs.Reopen(h, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
 }
 
 func (r *Root) openat2(rel string, flags int) (*os.File, error) {

@@ -6,7 +6,7 @@
 // never to the host's /elsewhere.
 //
 // Resolution uses openat2(2) with RESOLVE_IN_ROOT (Linux 5.6 and later); on
-// older kernels it falls back to github.com/cyphar/filepath-securejoin,
+// older kernels it falls back to github.com/cyphar/filepath-securejoin/pathrs-lite,
 // which walks the path component by component with the same semantics. The
 // operations on a resolved directory (create, rename, link, remove, read)
 // then act on its file descriptor and a single name, so nothing they do can
