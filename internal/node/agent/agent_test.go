@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"github.com/nodeboot/nodeboot/internal/node/service"
 	"os"
@@ -123,6 +124,57 @@ func TestCacheSkipsDiscoveryOnSecondPhase(t *testing.T) {
 	st, err := os.Stat(filepath.Join(root, "run/eks/nodeadm/config.json"))
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("cache: %v %v", st, err)
+	}
+}
+
+// TestCacheLayoutAsNodeadms: the cache holds the user's spec at .spec and
+// what was discovered at .status, where nodeadm's tooling reads them (its
+// e2e compares `jq .spec`), and the discovered cluster in .resolvedSpec.
+// A cache in another layout (an older nodeboot's, nodeadm's) is ignored
+// with a warning: the next phase enriches again.
+func TestCacheLayoutAsNodeadms(t *testing.T) {
+	root := t.TempDir()
+	a, _, cloud := newTestAgent(t, root, readCase(t, "discovery-cluster-name-only"), loadCase(t, "testdata/cases/minimal"))
+	o := initOpts()
+	o.CachePath = "/run/eks/nodeadm/config.json"
+	if err := a.Init(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "run/eks/nodeadm/config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Spec struct {
+			Cluster map[string]any `json:"cluster"`
+		} `json:"spec"`
+		Status struct {
+			Instance map[string]any `json:"instance"`
+		} `json:"status"`
+		ResolvedSpec struct {
+			Cluster map[string]any `json:"cluster"`
+		} `json:"resolvedSpec"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Spec.Cluster["name"] == nil || doc.Spec.Cluster["apiServerEndpoint"] != nil {
+		t.Errorf(".spec.cluster = %v, want the user's (name only)", doc.Spec.Cluster)
+	}
+	if doc.ResolvedSpec.Cluster["apiServerEndpoint"] == nil || doc.Status.Instance["id"] == nil {
+		t.Errorf(".resolvedSpec.cluster = %v, .status.instance = %v, want the discovered values", doc.ResolvedSpec.Cluster, doc.Status.Instance)
+	}
+	old := `{"userSpec":{"cluster":{"name":"c"}},"config":{"spec":{"cluster":{"name":"c"}}}}`
+	if err := os.WriteFile(filepath.Join(root, "run/eks/nodeadm/config.json"), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := cloud.calls["DescribeCluster"]
+	o.SkipConfig = true
+	if err := a.Init(context.Background(), o); err != nil {
+		t.Fatalf("init with a cache in the old layout: %v", err)
+	}
+	if cloud.calls["DescribeCluster"] == before {
+		t.Error("a cache in the old layout was used instead of discovering again")
 	}
 }
 

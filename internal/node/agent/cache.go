@@ -28,6 +28,11 @@ func (a *Agent) loadCache(path string) (*cacheEntry, error) {
 	if err := json.Unmarshal(b, &e); err != nil {
 		return nil, fmt.Errorf("decode %s: %w", path, err)
 	}
+	if e.ResolvedSpec.Cluster.Name == "" {
+		// Written by an older nodeboot (userSpec/config) or by nodeadm
+		// itself: no effective config to reuse.
+		return nil, fmt.Errorf("%s holds no resolvedSpec (written by another version or by nodeadm)", path)
+	}
 	return &e, nil
 }
 
@@ -50,7 +55,7 @@ func (a *Agent) saveCache(path string, userSpec hub.Spec, cfg hub.NodeConfig) er
 	if path == "" {
 		return nil
 	}
-	b, err := json.MarshalIndent(cacheEntry{UserSpec: userSpec, Config: cfg}, "", "  ")
+	b, err := json.MarshalIndent(newCacheEntry(userSpec, cfg), "", "  ")
 	if err != nil {
 		return err
 	}

@@ -57,7 +57,7 @@ func (a *Agent) Resolve(ctx context.Context, sources []string, cachePath string,
 	spec, problems, err := in.Merged()
 	if errors.Is(err, ErrNoConfig) && cached != nil {
 		a.Log.Info("no config in any source; using the cache", "path", cachePath)
-		return Resolution{UserSpec: cached.UserSpec, Config: cached.Config, Input: in, FromCache: true}, nil
+		return Resolution{UserSpec: cached.Spec, Config: cached.config(), Input: in, FromCache: true}, nil
 	}
 	if err != nil {
 		return Resolution{Input: in}, fmt.Errorf("%w in %v", err, sources)
@@ -66,9 +66,9 @@ func (a *Agent) Resolve(ctx context.Context, sources []string, cachePath string,
 		return Resolution{Input: in}, problems.Err()
 	}
 	a.logWarnings(in.unappliedWarnings(spec))
-	if cached != nil && reflect.DeepEqual(cached.UserSpec, spec) {
+	if cached != nil && reflect.DeepEqual(cached.Spec, spec) {
 		a.Log.Debug("config unchanged since the cache was written", "path", cachePath)
-		return Resolution{UserSpec: spec, Config: cached.Config, Input: in, FromCache: true}, nil
+		return Resolution{UserSpec: spec, Config: cached.config(), Input: in, FromCache: true}, nil
 	}
 	if err := a.exportEnvironment(spec); err != nil {
 		return Resolution{}, err
@@ -104,9 +104,23 @@ func (a *Agent) exportEnvironment(spec hub.Spec) error {
 	return nil
 }
 
-// cacheEntry is the config cache file: the user's merged spec (to detect
-// changes) and the effective, enriched config.
+// cacheEntry is the config cache file, laid out as nodeadm's: the user's
+// merged spec at .spec (where nodeadm's tooling reads it: `jq .spec`; it
+// also detects changes) and what was discovered at .status, plus the
+// effective spec after discovery at .resolvedSpec (nodeboot's own: what
+// eks:DescribeCluster filled in).
 type cacheEntry struct {
-	UserSpec hub.Spec       `json:"userSpec"`
-	Config   hub.NodeConfig `json:"config"`
+	Spec         hub.Spec   `json:"spec"`
+	Status       hub.Status `json:"status"`
+	ResolvedSpec hub.Spec   `json:"resolvedSpec"`
+}
+
+// newCacheEntry is the cache entry of a resolution.
+func newCacheEntry(userSpec hub.Spec, cfg hub.NodeConfig) cacheEntry {
+	return cacheEntry{Spec: userSpec, Status: cfg.Status, ResolvedSpec: cfg.Spec}
+}
+
+// config is the effective config the entry holds.
+func (e cacheEntry) config() hub.NodeConfig {
+	return hub.NodeConfig{Spec: e.ResolvedSpec, Status: e.Status}
 }
