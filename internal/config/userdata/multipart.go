@@ -3,6 +3,8 @@ package userdata
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"mime/multipart"
 )
 
 // delimiter kinds of a line within a multipart body.
@@ -54,23 +56,52 @@ scan:
 	if len(opens) == 0 {
 		s.warnf(s.src, closing+1, "multipart message has no parts: the closing boundary at line %d comes before any %q line", closing+1, "--"+boundary)
 	}
+	end := closing
+	if closing < 0 {
+		end = len(s.lines)
+		if last := opens[len(opens)-1]; goReaderEnds(s.bytesBetween(body, len(s.lines)), boundary, len(opens)) {
+			s.warnf(s.src, last+1, "closing boundary %q not found: the data ends after the %q line at line %d with no part after it; read as the end of the message, as Go's mime/multipart (and nodeadm) read it", "--"+boundary+"--", "--"+boundary, last+1)
+			opens, end = opens[:len(opens)-1], last
+		}
+	}
 	for k, open := range opens {
 		if s.stopped {
 			break
 		}
-		to := closing
+		to := end
 		if k+1 < len(opens) {
 			to = opens[k+1]
-		} else if closing < 0 {
-			to = len(s.lines)
 		}
 		s.part(k+1, open, to)
 	}
-	if closing < 0 {
+	switch {
+	case closing >= 0:
+		s.warnStray(closing+1, len(s.lines), "after the closing boundary (MIME epilogue)")
+	case end == len(s.lines):
 		s.closingNotFound(opens[len(opens)-1], len(opens), boundary)
-		return
 	}
-	s.warnStray(closing+1, len(s.lines), "after the closing boundary (MIME epilogue)")
+}
+
+// goReaderEnds reports whether Go's mime/multipart reader, reading body
+// the way nodeadm does (every part to its end), reaches the end of the
+// message without an error after opens-1 parts: a body whose last
+// delimiter opens a part that never starts (the data ends on the
+// delimiter line, or within that part's headers), with no closing
+// delimiter. Published user data ends that way, and nodeadm boots it.
+func goReaderEnds(body []byte, boundary string, opens int) bool {
+	r := multipart.NewReader(bytes.NewReader(body), boundary)
+	for parts := 0; ; parts++ {
+		p, err := r.NextPart()
+		if err == io.EOF {
+			return parts == opens-1
+		}
+		if err != nil {
+			return false
+		}
+		if _, err := io.Copy(io.Discard, p); err != nil {
+			return false
+		}
+	}
 }
 
 // boundaryNotFound reports a boundary that no line uses, pointing at the
