@@ -8,13 +8,15 @@ import (
 )
 
 // DefaultTimeout bounds a whole command run (--timeout). It is above the
-// worst case of any single dependency (each IMDS lookup ends within 2
-// minutes, each EC2 or EKS call within about 2.2, the node name wait within
-// 2), so a dependency that fails reports its own error first; the deadline
-// catches several slow ones in a row. The packaged systemd units give
-// nodeboot a little longer (TimeoutStartSec=6min), so nodeboot, not
-// systemd, says what ran out of time. See docs/failure-bounds.md.
-const DefaultTimeout = 5 * time.Minute
+// worst case of the dependencies one after the other (each IMDS lookup ends
+// within 2 minutes, each EC2 or EKS call within its 5-minute budget, the
+// node name wait within 6), so a dependency that fails reports its own
+// error first and an AWS endpoint unreachable for up to 5 minutes is waited
+// for; the deadline catches several slow ones in a row. The packaged
+// systemd units give nodeboot a little longer (TimeoutStartSec=13min), so
+// nodeboot, not systemd, says what ran out of time. See
+// docs/failure-bounds.md.
+const DefaultTimeout = 12 * time.Minute
 
 // errTimedOut is the cancellation cause of the --timeout deadline.
 var errTimedOut = errors.New("--timeout reached")

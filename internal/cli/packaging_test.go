@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/aws/awsconfig"
 )
 
 // TestPackagedUnitsParse: every nodeboot command line in the packaged
@@ -34,5 +36,26 @@ func TestPackagedUnitsParse(t *testing.T) {
 	}
 	if found < 5 {
 		t.Fatalf("only %d nodeboot command lines found", found)
+	}
+}
+
+// TestConfigUnitOutlastsAnAWSOutage: the config unit restarts on failure
+// within a start limit, and starts the run phase once a run succeeds, so
+// a node whose AWS endpoint is unreachable for longer than one run still
+// joins (docs/failure-bounds.md).
+func TestConfigUnitOutlastsAnAWSOutage(t *testing.T) {
+	data, err := os.ReadFile("../../packaging/rootfs/etc/systemd/system/nodeboot-config.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit := string(data)
+	for _, want := range []string{"\nRestart=on-failure\n", "\nRestartSec=", "\nStartLimitIntervalSec=", "\nStartLimitBurst=",
+		"\nExecStartPost=/usr/bin/systemctl --no-block start nodeboot-run.service\n"} {
+		if !strings.Contains(unit, want) {
+			t.Errorf("nodeboot-config.service lacks %q", strings.TrimSpace(want))
+		}
+	}
+	if DefaultTimeout < 2*awsconfig.DefaultCallBudget {
+		t.Errorf("--timeout %s does not leave room for two AWS calls of %s each", DefaultTimeout, awsconfig.DefaultCallBudget)
 	}
 }

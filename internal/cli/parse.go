@@ -364,14 +364,14 @@ const Usage = `nodeboot — turns EC2 user data into a configured Kubernetes nod
 
 Usage:
   nodeboot init   [-c|--config-source URI]... [--config-cache PATH] [-s|--skip config|run]... [-d|--daemon NAME]... [--root DIR]
-                  [--timeout 5m] [--registration-timeout D] [--strict]
+                  [--timeout 12m] [--registration-timeout D] [--strict]
   nodeboot doctor [-c URI]... [--root DIR] [-o text|json] [--timeout D]
   nodeboot bundle [-c URI]... [--root DIR] [--since D] [--out PATH] [--timeout D]
-  nodeboot config check [-c URI]... [--root DIR] [-o text|json] [--timeout 5m]
+  nodeboot config check [-c URI]... [--root DIR] [-o text|json] [--timeout 12m]
         [--target eks-managed|karpenter|self-managed --family F [--node-group NODEGROUP.yaml]]
-  nodeboot config dump  [-c URI]... [--root DIR] [-o yaml|json] [--timeout 5m]
+  nodeboot config dump  [-c URI]... [--root DIR] [-o yaml|json] [--timeout 12m]
   nodeboot convert --to nodeconfig|bootstrap-sh|bottlerocket|windows [--from auto] [--strict] FILE
-  nodeboot bootstrap-sh [--root DIR] [--skip run] [--timeout 5m] -- CLUSTER [bootstrap.sh flags...]
+  nodeboot bootstrap-sh [--root DIR] [--skip run] [--timeout 12m] -- CLUSTER [bootstrap.sh flags...]
   nodeboot rollout plan|start|status|pause|resume|abort|controller ...   (runs nodeboot-rollout)
   nodeboot access check|fix --cluster NAME [--group ASG|-f NODEGROUP|--role ARN]...   (runs nodeboot-access)
   nodeboot userdata generate -f NODEGROUP.yaml --family al2|al2023|bottlerocket|windows

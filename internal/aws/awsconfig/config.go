@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/smithy-go/logging"
+	"github.com/aws/smithy-go/middleware"
 )
 
 // Defaults for the EC2 and EKS API clients.
@@ -32,9 +33,21 @@ const (
 	// DefaultRequestTimeout bounds one attempt as a whole (connect, TLS,
 	// headers and body), so an endpoint that accepts and never answers, or
 	// stalls midway, costs one attempt this long and is then retried. With
-	// the defaults above one call therefore ends within
-	// 8 × 10 s + 51.5 s of backoff = 131.5 s.
+	// the defaults above one call of a cluster-side client therefore ends
+	// within 8 × 10 s + 51.5 s of backoff = 131.5 s.
 	DefaultRequestTimeout = 10 * time.Second
+)
+
+// The node agent's API calls ride out an AWS endpoint that is unreachable
+// for minutes (a NAT gateway or VPC endpoint still coming up, a network
+// outage): nodeadm keeps trying for about ten minutes, and a node that
+// gives up never joins. LoadNode therefore retries each call until
+// DefaultCallBudget has passed, with at most DefaultNodeMaxAttempts
+// attempts, unless AWS_MAX_ATTEMPTS or Options.MaxAttempts sets the
+// attempts (then the budget still bounds the call).
+const (
+	DefaultCallBudget      = 5 * time.Minute
+	DefaultNodeMaxAttempts = 40
 )
 
 // Options tunes LoadNode (and sdkdefault.Load). The zero value is the production configuration.
@@ -54,6 +67,9 @@ type Options struct {
 	// RequestTimeout bounds one attempt, body included; 0 means
 	// DefaultRequestTimeout.
 	RequestTimeout time.Duration
+	// CallBudget bounds one API call of LoadNode's clients, retries
+	// included; 0 means DefaultCallBudget.
+	CallBudget time.Duration
 	// Logger receives SDK retry messages at debug level; nil discards them.
 	Logger *slog.Logger
 }
@@ -100,13 +116,30 @@ func LoadNode(_ context.Context, o Options) (aws.Config, error) {
 		}
 	}
 	policy := o.Policy()
-	if env.maxAttempts > 0 {
+	switch {
+	case env.maxAttempts > 0:
 		policy.MaxAttempts = env.maxAttempts
+	case o.MaxAttempts <= 0:
+		policy.MaxAttempts = DefaultNodeMaxAttempts
 	}
 	cfg.RetryMaxAttempts = policy.MaxAttempts
 	cfg.Retryer = func() aws.Retryer { return NewRetryer(policy) }
+	cfg.APIOptions = append(cfg.APIOptions, callBudget(cmp.Or(o.CallBudget, DefaultCallBudget)))
 	cfg.Credentials = credentialsFor(env, cfg)
 	return cfg, nil
+}
+
+// callBudget bounds every API call, its retries included, by budget: the
+// middleware runs once per call, before the retry loop.
+func callBudget(budget time.Duration) func(*middleware.Stack) error {
+	return func(stack *middleware.Stack) error {
+		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("nodebootCallBudget",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				ctx, cancel := context.WithTimeout(ctx, budget)
+				defer cancel()
+				return next.HandleInitialize(ctx, in)
+			}), middleware.Before)
+	}
 }
 
 // Policy is the retry policy of o, defaults filled in.

@@ -85,7 +85,7 @@ func TestLoadNodeAgreesWithTheSDKLoader(t *testing.T) {
 			}
 			got, want := resolve(lean), resolve(sdk)
 			if want.maxAttempts == 0 { // the SDK leaves it unset; LoadNode fills in the default
-				want.maxAttempts = DefaultMaxAttempts
+				want.maxAttempts = DefaultNodeMaxAttempts
 			}
 			if got != want {
 				t.Errorf("LoadNode resolves\n %+v\nthe SDK loader\n %+v", got, want)

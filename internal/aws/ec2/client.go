@@ -23,16 +23,19 @@ type API interface {
 // Default bounds of the wait for a non-empty PrivateDnsName. nodeadm waits up
 // to 10 minutes with 15–120 s pauses; the name is normally there on the first
 // call, and when it is not, it appears within seconds, so nodeboot polls
-// sooner and gives up after 2 minutes instead of blocking the boot for ten.
+// sooner. It waits 6 minutes: longer than one call's budget
+// (awsconfig.DefaultCallBudget), so that an EC2 endpoint unreachable for up
+// to 5 minutes is waited for.
 const (
-	DefaultNameTimeout   = 2 * time.Minute
+	DefaultNameTimeout   = 6 * time.Minute
 	DefaultNameBaseDelay = time.Second
 	DefaultNameMaxDelay  = 15 * time.Second
 )
 
 // NameWait bounds the wait for a non-empty PrivateDnsName.
 type NameWait struct {
-	// Timeout is the overall deadline of PrivateDNSName; 0 means 2 minutes.
+	// Timeout is the overall deadline of PrivateDNSName; 0 means
+	// DefaultNameTimeout.
 	Timeout time.Duration
 	// BaseDelay and MaxDelay shape the full-jitter pauses between polls; 0
 	// means 1 s and 15 s.
