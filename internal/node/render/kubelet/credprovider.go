@@ -30,16 +30,12 @@ var ecrMatchImages = []string{
 	"public.ecr.aws",
 }
 
-// ecrPublicPullThrough is matched from kubelet 1.32 on.
-const ecrPublicPullThrough = "ecr-public.aws.com"
-
 // renderCredentialProvider renders the CredentialProviderConfig for the
 // installed binary; the provider is named after the binary's basename.
 func renderCredentialProvider(p plan) (render.File, error) {
+	// nodeadm (the pinned version, test/oracle) matches the same images for
+	// every kubelet version; it no longer adds ecr-public.aws.com for 1.32+.
 	images := slices.Clone(ecrMatchImages)
-	if p.behaviour.ecrPublicMatch {
-		images = append(images, ecrPublicPullThrough)
-	}
 	conf := kubeletv1.CredentialProviderConfig{
 		TypeMeta: metav1.TypeMeta{
 			Kind:       "CredentialProviderConfig",

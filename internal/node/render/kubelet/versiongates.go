@@ -21,9 +21,6 @@ type behaviour struct {
 	// dropInAlphaEnv means --config-dir only works with the environment
 	// variable KUBELET_CONFIG_DROPIN_DIR_ALPHA=on.
 	dropInAlphaEnv bool
-	// ecrPublicMatch adds ecr-public.aws.com to the credential provider's
-	// matchImages.
-	ecrPublicMatch bool
 	// gpuPresentLabel labels NVIDIA nodes nvidia.com/gpu.present=true.
 	gpuPresentLabel bool
 }
@@ -44,9 +41,6 @@ var versionGates = []versionGate{
 	// still behind an environment variable, on by default from 1.30.
 	{from: 29, set: func(b *behaviour) { b.dropInDir = true }},
 	{from: 29, until: 30, set: func(b *behaviour) { b.dropInAlphaEnv = true }},
-	// ECR public pull-through only matters from 1.32; matching it earlier
-	// would only add credential-provider latency.
-	{from: 32, set: func(b *behaviour) { b.ecrPublicMatch = true }},
 	{from: 33, set: enableFeatureGate("DynamicResourceAllocation")},
 	{from: 34, set: enableFeatureGate("MutableCSINodeAllocatableCount")},
 	{from: 34, set: func(b *behaviour) { b.gracefulShutdown = true }},

@@ -20,12 +20,12 @@ func TestBehaviourFor(t *testing.T) {
 		{29, behaviour{dropInDir: true, dropInAlphaEnv: true}},
 		{30, behaviour{dropInDir: true}},
 		{31, behaviour{dropInDir: true}},
-		{32, behaviour{dropInDir: true, ecrPublicMatch: true}},
-		{33, behaviour{dropInDir: true, ecrPublicMatch: true,
+		{32, behaviour{dropInDir: true}},
+		{33, behaviour{dropInDir: true,
 			featureGates: map[string]bool{"DynamicResourceAllocation": true}}},
-		{34, behaviour{dropInDir: true, ecrPublicMatch: true, gracefulShutdown: true,
+		{34, behaviour{dropInDir: true, gracefulShutdown: true,
 			featureGates: map[string]bool{"DynamicResourceAllocation": true, "MutableCSINodeAllocatableCount": true}}},
-		{35, behaviour{dropInDir: true, ecrPublicMatch: true, gracefulShutdown: true, gpuPresentLabel: true,
+		{35, behaviour{dropInDir: true, gracefulShutdown: true, gpuPresentLabel: true,
 			featureGates: map[string]bool{"DynamicResourceAllocation": true, "MutableCSINodeAllocatableCount": true}}},
 	}
 	for _, tc := range tests {
