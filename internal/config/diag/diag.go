@@ -114,6 +114,9 @@ func (p Problem) String() string {
 		b.WriteString(": ")
 	}
 	b.WriteString(p.Message)
+	if p.StrictOnly && p.Severity == SeverityError {
+		b.WriteString(" [nodeadm accepts this: init only warns]")
+	}
 	return b.String()
 }
 
