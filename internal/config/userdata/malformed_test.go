@@ -39,7 +39,7 @@ var malformedCases = map[string]struct {
 	"15-corrupt-gzip-part.txt":             {diag.SeverityError, "part 1 (body at line 8): data starts with the gzip magic bytes 1f 8b but is not a valid gzip stream", 8, 0, 1},
 	"16-invalid-part-content-type.txt":     {diag.SeverityError, `part 1: invalid Content-Type ";charset=utf-8" at line 5`, 5, 0, 1},
 	"17-fold-before-header.txt":            {diag.SeverityError, `part 1 (line 4): line 5 "  Content-Type: text/x-shellscript" is indented (a folded header line) but no header precedes it`, 5, 0, 1},
-	"18-unquoted-boundary.txt":             {diag.SeverityWarning, `boundary parameter at line 2 is not valid MIME syntax; quote it: boundary="//"`, 2, 1, 0},
+	"18-unquoted-boundary.txt":             {diag.SeverityError, `boundary parameter at line 2 is not valid MIME syntax; quote it: boundary="//"; nodeadm cannot read this message`, 2, 1, 0},
 	"19-leading-blank-line.txt":            {diag.SeverityWarning, "1 blank line(s) before the MIME headers at line 2", 1, 1, 0},
 	"20-headers-only.txt":                  {diag.SeverityError, "MIME header block (line 1) is not followed by a blank line and a body: the data ends at line 2", 2, 0, 0},
 	"21-unknown-cte.txt":                   {diag.SeverityWarning, `part 1: unknown Content-Transfer-Encoding "uuencode" at line 6`, 6, 1, 1},
@@ -51,6 +51,7 @@ var malformedCases = map[string]struct {
 	"28-ends-on-opening-boundary.txt":      {diag.SeverityWarning, `closing boundary "--//--" not found: the data ends after the "--//" line at line 13 with no part after it; read as the end of the message, as Go's mime/multipart (and nodeadm) read it`, 13, 1, 0},
 	"29-ends-within-last-part-headers.txt": {diag.SeverityWarning, `closing boundary "--//--" not found: the data ends after the "--//" line at line 13`, 13, 1, 0},
 	"30-crlf-ends-on-opening-boundary.txt": {diag.SeverityWarning, `closing boundary "--==B==--" not found: the data ends after the "--==B==" line at line 13`, 13, 1, 0},
+	"31-unquoted-boundary-al2.txt":         {diag.SeverityWarning, `boundary parameter at line 2 is not valid MIME syntax; quote it: boundary="//"`, 2, 1, 0},
 	"27-parts-inflate-past-total.txt":      {diag.SeverityError, "part 3 (body at line 428): the parts of this user data decode to more than 16 MiB in total", 428, 2, 3},
 }
 

@@ -54,6 +54,9 @@ type mimeSplitter struct {
 	// stopped is set once a limit was reached (and reported): the
 	// documents found so far are kept, the rest is not read.
 	stopped bool
+	// unquotedBoundary is the line of a boundary parameter recovered
+	// although it is not valid MIME syntax (0: none).
+	unquotedBoundary int
 }
 
 // splitMIME splits the MIME message whose header block starts at line
@@ -61,7 +64,31 @@ type mimeSplitter struct {
 func splitMIME(src diag.Source, data []byte, lines []textLine, first, decodedLeft int) ([]Document, diag.List) {
 	s := &mimeSplitter{src: src, data: data, lines: lines, decodedLeft: decodedLeft}
 	s.message(first)
+	s.refuseUnreadableForNodeadm()
 	return s.docs, s.probs
+}
+
+// refuseUnreadableForNodeadm turns the recovered unquoted boundary into an
+// error when the message carries NodeConfig parts: Go's MIME reader cannot
+// read the boundary, so nodeadm refuses such user data and an AL2023 node
+// never joins with it. Without NodeConfig parts (AL2 user data, which
+// cloud-init reads leniently) it stays a warning.
+func (s *mimeSplitter) refuseUnreadableForNodeadm() {
+	if s.unquotedBoundary == 0 {
+		return
+	}
+	for _, d := range s.docs {
+		if d.Format != FormatNodeConfig {
+			continue
+		}
+		for i := range s.probs {
+			if p := &s.probs[i]; p.Severity == diag.SeverityWarning && p.Position.Line == s.unquotedBoundary && strings.HasPrefix(p.Message, "boundary parameter") {
+				p.Severity = diag.SeverityError
+				p.Message += "; nodeadm cannot read this message (Go's MIME reader refuses the boundary, and nodeadm then reads the whole user data as one YAML document and fails), so a NodeConfig in it is refused"
+			}
+		}
+		return
+	}
 }
 
 func (s *mimeSplitter) errorf(src diag.Source, line int, format string, args ...any) {
@@ -157,6 +184,7 @@ func (s *mimeSplitter) boundary(ct *headerField, media string, params map[string
 	if !found && paramErr {
 		if b, found = rawParam(ct.value, "boundary"); found {
 			s.warnf(s.src, ct.line, "boundary parameter at line %d is not valid MIME syntax; quote it: boundary=%q", ct.line, b)
+			s.unquotedBoundary = ct.line
 		}
 	}
 	switch {
