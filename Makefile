@@ -20,20 +20,21 @@ BUILDTAGS ?= celexec
 PLAIN := CGO_ENABLED=0
 PLAINFLAGS := -trimpath
 
-.PHONY: all build test unit lint fuzz faults bench bench-nodeadm e2e e2e-deps kubelet-compat demo clean generate bench-rollout
+.PHONY: all build test unit lint fuzz faults oracle bench bench-nodeadm e2e e2e-deps kubelet-compat demo clean generate bench-rollout
 
 all: build
 
 build:
 	$(PLAIN) $(GO) build $(PLAINFLAGS) -tags '$(BUILDTAGS)' -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
-## test: lint, unit tests, fuzz smoke, fault suite, real end-to-end (CI also runs kubelet-compat).
-test: lint unit fuzz faults e2e
+## test: lint, unit tests, fuzz smoke, fault suite, nodeadm oracle, real end-to-end (CI also runs kubelet-compat).
+test: lint unit fuzz faults oracle e2e
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(PLAIN) $(GO) vet $(PLAINFLAGS) $(PKGS)
 	$(PLAIN) $(GO) vet $(PLAINFLAGS) -tags '$(BUILDTAGS)' ./internal/config/maxpods/ ./cmd/nodeboot
+	$(PLAIN) $(GO) vet $(PLAINFLAGS) -tags oracle ./test/oracle/
 
 unit: e2e-deps-aemm
 	NODEBOOT_REQUIRE_E2E=$${CI:+1} $(GO) test -race -count=1 -timeout 30m $$($(GO) list $(PKGS) | grep -v '/test/fault$$')
@@ -45,7 +46,7 @@ faults: e2e-deps-aemm
 
 ## fuzz: every Fuzz target, $(FUZZTIME) executions each.
 fuzz:
-	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
+	@set -e; for pkg in $$($(GO) list $(PKGS) | grep -v '/test/oracle$$'); do \
 	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
 	  for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/func //'); do \
 	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
@@ -73,6 +74,15 @@ kubelet-compat: e2e-deps
 	bash test/e2e/scripts/build-kubelet-compat.sh
 	$(PLAIN) $(GO) vet $(PLAINFLAGS) -tags kubeletcompat ./test/kubeletcompat/
 	$(PLAIN) $(GO) test $(PLAINFLAGS) -count=1 -tags kubeletcompat ./test/kubeletcompat/
+
+## oracle: nodeboot against the real nodeadm, built from its pinned module
+## (test/oracle; needs root and dbus-daemon): nodeadm's own e2e cases and
+## $(ORACLE_INPUTS) generated inputs with fixed seeds (docs/nodeadm-oracle.md).
+## Longer runs: FuzzGeneratedUserData (see the doc).
+ORACLE_INPUTS ?= 300
+oracle: e2e-deps-aemm
+	bash test/e2e/scripts/build-nodeadm.sh
+	NODEBOOT_REQUIRE_E2E=1 NODEBOOT_ORACLE_INPUTS=$(ORACLE_INPUTS) $(PLAIN) $(GO) test $(PLAINFLAGS) -count=1 -tags oracle -v -parallel 4 -timeout 30m ./test/oracle/
 
 e2e: e2e-deps build
 	NODEBOOT_REQUIRE_E2E=1 $(PLAIN) $(GO) test $(PLAINFLAGS) -count=1 -tags e2e -v -timeout 60m ./test/e2e/

@@ -10,8 +10,9 @@
 # /run, and connects to a real dbus-daemon started for the run.
 #
 # nodeadm is built from its Go module at the version pinned in
-# test/tools/nodeadm/go.mod into the git-ignored .cache/bench (never
-# committed), with the same flags as `make build` builds nodeboot.
+# test/tools/nodeadm/go.mod by test/e2e/scripts/build-nodeadm.sh into the
+# git-ignored .cache/nodeadm (shared with make oracle; never committed),
+# with the same flags as `make build` builds nodeboot.
 #
 # nodeboot is built as `make build` builds it (-tags celexec: max pods
 # expressions go to the nodeboot-cel helper, built next to it; the user data
@@ -38,14 +39,9 @@ export CGO_ENABLED=0
 command -v dbus-daemon >/dev/null || { echo "needs dbus-daemon: apt-get install -y dbus-daemon" >&2; exit 1; }
 command -v unshare >/dev/null || { echo "needs unshare (util-linux)" >&2; exit 1; }
 
-NODEADM_VERSION=$(awk '$1=="require" && $2=="github.com/awslabs/amazon-eks-ami/nodeadm"{print $3; exit}
-  $1=="github.com/awslabs/amazon-eks-ami/nodeadm"{print $2; exit}' "$MOD/go.mod")
-STAMP=$( { cat "$MOD/go.mod" "$MOD/go.sum"; go version; } | sha256sum | cut -c1-16)
-if [ ! -x "$OUT/nodeadm" ] || [ "$(cat "$OUT/.stamp-nodeadm" 2>/dev/null)" != "$STAMP" ]; then
-  echo "building nodeadm $NODEADM_VERSION (cold: ~2 min on 2 cores)"
-  (cd "$MOD" && go build -trimpath -ldflags "-s -w" -o "$OUT/nodeadm" github.com/awslabs/amazon-eks-ami/nodeadm/cmd/nodeadm)
-  echo "$STAMP" > "$OUT/.stamp-nodeadm"
-fi
+OUT_NODEADM=$REPO/.cache/nodeadm
+bash "$REPO/test/e2e/scripts/build-nodeadm.sh"
+NODEADM_VERSION=$(cat "$OUT_NODEADM/version")
 
 VERSION=$(git -C "$REPO" describe --tags --always --dirty 2>/dev/null || echo dev)
 (cd "$REPO" && go build -trimpath -tags celexec -ldflags "-s -w -X github.com/nodeboot/nodeboot/internal/version.Version=$VERSION" \
@@ -63,6 +59,6 @@ bash "$REPO/test/e2e/scripts/build-aemm.sh"
 
 cd "$REPO/hack/benchvsnodeadm"
 unshare --mount --propagation private "$OUT/benchvsnodeadm.test" -test.run '^TestSideBySide$' -test.v -test.timeout 60m \
-  -nodeboot "$OUT/nodeboot" -nodeadm "$OUT/nodeadm" -nodeadm-version "$NODEADM_VERSION" \
+  -nodeboot "$OUT/nodeboot" -nodeadm "$OUT_NODEADM/nodeadm" -nodeadm-version "$NODEADM_VERSION" \
   -runs "$RUNS" -init-runs "$INIT_RUNS" -variants "$VARIANTS" -rt "$RT" -out "$OUT/vs-nodeadm.md"
 echo "report: $OUT/vs-nodeadm.md"

@@ -18,6 +18,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/testing/aemmtest"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/systemdbus"
 )
 
 var (
@@ -280,45 +281,18 @@ func mountTmpfs(t *testing.T, dir string) string {
 	return dir
 }
 
-// startSystemBus runs a real dbus-daemon as the system bus nodeadm connects
-// to (it opens its systemd connection before the config phase even with
-// --skip run). There is no systemd here; nothing is called on it in the
-// config phase.
+// startSystemBus runs the system bus nodeadm connects to (it opens its
+// systemd connection before the config phase even with --skip run): a real
+// dbus-daemon with the systemd manager answered on it
+// (internal/testing/systemdbus); nothing is called on it in the config
+// phase of this user data.
 func startSystemBus(t *testing.T) string {
-	dir := t.TempDir()
-	sock := filepath.Join(dir, "system_bus_socket")
-	conf := filepath.Join(dir, "system.conf")
-	mustWrite(t, conf, `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=`+sock+`</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_destination="*"/>
-    <allow receive_sender="*"/>
-  </policy>
-</busconfig>
-`)
-	cmd := exec.Command("dbus-daemon", "--config-file="+conf, "--nofork", "--nopidfile", "--print-address=1")
-	out, err := cmd.StdoutPipe()
+	dir, err := os.MkdirTemp("", "bench-bus-") // short: a unix socket path is at most 108 bytes
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer // it warns that it cannot raise its fd limit
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("dbus-daemon (apt-get install dbus-daemon): %v", err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line := make([]byte, 512)
-	n, err := out.Read(line) // the address, printed once the bus listens
-	if err != nil || n == 0 {
-		t.Fatalf("dbus-daemon did not start: %v\n%s", err, stderr.String())
-	}
-	return "unix:path=" + sock
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return systemdbus.Start(t, filepath.Join(dir, "system_bus_socket")).Address
 }
 
 func filesUnder(dir string) []string {

@@ -6,8 +6,10 @@
 # Needs root. etcd is not installed: build-k8s.sh builds the etcd that the
 # Kubernetes version pins.
 set -euo pipefail
-# mount and util-linux (mount, umount, unshare) are for the fault suite (make faults).
-PKGS=(containerd runc containernetworking-plugins iptables conntrack socat ebtables ethtool busybox-static iproute2 xfsprogs mount util-linux)
+# mount and util-linux (mount, umount, unshare) are for the fault suite (make faults);
+# dbus-daemon is the system bus the nodeadm oracle (make oracle) and bench-nodeadm run
+# both agents against, and systemd provides the systemctl nodeadm runs (daemon-reload).
+PKGS=(containerd runc containernetworking-plugins iptables conntrack socat ebtables ethtool busybox-static iproute2 xfsprogs mount util-linux dbus-daemon systemd)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

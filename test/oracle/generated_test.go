@@ -1,0 +1,120 @@
+//go:build oracle
+
+package oracle
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nodeboot/nodeboot/internal/testing/userdatagen"
+)
+
+// generatedInputs is how many generated inputs TestGeneratedUserData runs:
+// $NODEBOOT_ORACLE_INPUTS, else 300 (make test). The seeds are fixed, so a
+// failure names the seed that reproduces it.
+func generatedInputs(t *testing.T) int {
+	if s := os.Getenv("NODEBOOT_ORACLE_INPUTS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatalf("NODEBOOT_ORACLE_INPUTS=%q: %v", s, err)
+		}
+		return n
+	}
+	return 300
+}
+
+var genStats = &stats{}
+
+// TestGeneratedUserData feeds generated user data to both agents: what
+// nodeadm boots nodeboot must boot, configuring the same node up to the
+// deliberate differences; what nodeadm refuses nodeboot must refuse, naming
+// the source. Run one seed with -run 'TestGeneratedUserData/seed-N$'.
+func TestGeneratedUserData(t *testing.T) {
+	nodeadmAgent(t)
+	n := generatedInputs(t)
+	cl := startCloud(t, nodeadmCase{}) // one instance for every input
+	for seed := range uint64(n) {
+		t.Run("seed-"+strconv.FormatUint(seed, 10), func(t *testing.T) {
+			t.Parallel()
+			runGenerated(t, &cl, seed)
+		})
+	}
+	t.Cleanup(func() { t.Logf("%d generated inputs: %s", n, genStats) })
+}
+
+// FuzzGeneratedUserData is TestGeneratedUserData as a native fuzz target
+// for long runs: the fuzzer picks the seeds.
+//
+//	sudo go test -tags oracle -run '^$' -fuzz FuzzGeneratedUserData -fuzztime 2000x ./test/oracle/
+func FuzzGeneratedUserData(f *testing.F) {
+	for _, seed := range []uint64{0, 1, 2, 3, 42} {
+		f.Add(seed)
+	}
+	cl := startCloud(f, nodeadmCase{})
+	f.Fuzz(func(t *testing.T, seed uint64) { runGenerated(t, &cl, seed) })
+}
+
+var (
+	generatorOnce sync.Once
+	generator     *userdatagen.Generator
+)
+
+// runGenerated runs the input of seed on both agents and checks the rules.
+func runGenerated(t *testing.T, cl *cloud, seed uint64) {
+	generatorOnce.Do(func() { generator = userdatagen.New(selfSignedCA(t)) })
+	in := generator.Generate(seed)
+	p := newPairIn(t, "generated", "", cl, cl, genStats)
+	p.both(t, func(n *node) error {
+		if err := n.write("/user-data", string(in.UserData), 0o644); err != nil {
+			return err
+		}
+		if err := n.write("/etc/eks/containerd-version.txt", "1.7.27\n", 0o644); err != nil {
+			return err
+		}
+		return n.mockKubelet(in.KubeletVersion)
+	})
+	o := p.run(t, nil, "nodeadm", "init", "--skip", "run", "--config-source", "file:///user-data")
+	input := func() string {
+		return "seed " + strconv.FormatUint(seed, 10) + " (" + in.Name + ", kubelet " + in.KubeletVersion + "):\n" + string(in.UserData)
+	}
+	switch {
+	case o.nodeadm.code == 0 && o.nodeboot.code == 0:
+		p.compare(t, input())
+	case o.nodeadm.code == 0:
+		t.Errorf("nodeadm boots, nodeboot refuses %s\n--- nodeboot\n%s", input(), o.nodeboot)
+	case o.nodeboot.code == 0:
+		t.Errorf("nodeadm refuses, nodeboot boots %s\n--- nodeadm\n%s", input(), o.nodeadm)
+	default:
+		genStats.refusedByBoth()
+		if !strings.Contains(o.nodeboot.stderr, "file:///user-data") {
+			t.Errorf("nodeboot refuses %s without naming the source:\n%s", input(), o.nodeboot)
+		}
+	}
+}
+
+// selfSignedCA is a real CA certificate for the generated clusters.
+func selfSignedCA(t *testing.T) []byte {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kubernetes"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour), IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign}
+	der, err := x509.CreateCertificate(rand.Reader, tpl, tpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}
