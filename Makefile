@@ -65,6 +65,7 @@ e2e-deps-aemm:
 e2e-deps: e2e-deps-aemm
 	bash test/e2e/scripts/install-deps.sh
 	bash test/e2e/scripts/build-k8s.sh
+	bash test/e2e/scripts/build-authenticator.sh
 	bash test/e2e/scripts/build-kwok.sh
 	bash test/e2e/scripts/build-images.sh
 

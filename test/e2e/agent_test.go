@@ -22,6 +22,8 @@ import (
 type nodebootAgent struct {
 	bin string
 	env []string
+	// imdsURL is the instance's metadata service (the AEMM process).
+	imdsURL string
 	// ec2 is the EC2 API the agent talks to.
 	ec2 *awstest.EC2
 	// eks, when set, is the EKS API the agent discovers the cluster from;
@@ -68,4 +70,11 @@ func buildBinary(t *testing.T, repo, dir, pkg string) string {
 	}
 	t.Logf("built %s in %s", pkg, time.Since(start).Round(time.Millisecond))
 	return out
+}
+
+// kubeletEnv is the kubelet service's environment on this instance: the
+// AMI's PATH (set by startKubelet) and what makes the AWS CLI that its
+// kubeconfig runs find the instance's IMDS and nothing else.
+func (a nodebootAgent) kubeletEnv(env suiteEnv) []string {
+	return nodeAWSEnv(a.imdsURL, filepath.Join(env.workDir, "no-aws"))
 }

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"testing"
 )
 
 // amiVersionFiles are written at AMI build time by the AL2023 EKS AMI
@@ -55,40 +54,19 @@ func writeFilesUnder(root string, files map[string][]byte) error {
 // eksGetTokenArgs are the arguments the rendered kubeconfig gives `aws`.
 var eksGetTokenArgs = []string{"eks", "get-token", "--cluster-name", clusterName, "--region", region}
 
-// newAWSShim writes the test `aws` printing token into a scratch directory
-// of its own (removed when the test ends) and returns the directory and
-// its call log.
-func newAWSShim(t *testing.T, workDir, name, token string) (dir, callLog string) {
-	t.Helper()
-	dir = filepath.Join(workDir, "shims-"+name)
-	callLog = filepath.Join(dir, "aws-calls.log")
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	if err := writeAWSShim(dir, callLog, token, eksGetTokenArgs); err != nil {
-		t.Fatal(err)
-	}
-	return dir, callLog
-}
+// amiPATH is the PATH of a node's services (systemd's default): `aws` is
+// the AWS CLI the AMI ships, here Debian's awscli in /usr/bin
+// (install-deps.sh).
+const amiPATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-// writeAWSShim writes dir/aws, the test stand-in for the AWS CLI a real
-// AMI ships: `aws eks get-token --cluster-name N --region R` prints an
-// ExecCredential whose token the API server's static token file maps to
-// system:node:<name> in group system:nodes (what the EKS authenticator
-// does for the node's IAM role). Every call is appended to logPath, and
-// any other invocation fails, so wrong arguments in the rendered
-// kubeconfig break authentication like they would on EKS.
-func writeAWSShim(dir, logPath, token string, wantArgs []string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+// nodeAWSEnv is what makes this machine's AWS CLI behave as on the
+// instance: IMDS is the instance's (AEMM, not 169.254.169.254; botocore
+// wants the endpoint to end with a slash), and no AWS configuration of the
+// machine's own user leaks in.
+func nodeAWSEnv(imdsURL, scratch string) []string {
+	return []string{
+		"AWS_EC2_METADATA_SERVICE_ENDPOINT=" + imdsURL + "/",
+		"AWS_CONFIG_FILE=" + filepath.Join(scratch, "no-aws-config"),
+		"AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(scratch, "no-aws-credentials"),
 	}
-	script := fmt.Sprintf(`#!/bin/sh
-# Test stand-in for the AWS CLI (nodeboot e2e).
-echo "$*" >> %q
-if [ "$*" != %q ]; then
-  echo "aws (e2e stand-in): unexpected arguments: $*" >&2
-  exit 2
-fi
-exp=$(date -u -d '+14 minutes' +%%Y-%%m-%%dT%%H:%%M:%%SZ)
-printf '{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1beta1","spec":{},"status":{"expirationTimestamp":"%%s","token":"%%s"}}\n' "$exp" %q
-`, logPath, strings.Join(wantArgs, " "), token)
-	return os.WriteFile(filepath.Join(dir, "aws"), []byte(script), 0o755)
 }

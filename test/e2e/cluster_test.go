@@ -36,9 +36,11 @@ const (
 
 // clusterOptions are the node-independent inputs of the control plane.
 type clusterOptions struct {
-	// nodeName is the one node this cluster expects; the static token file
-	// maps nodeToken to system:node:<nodeName> (the EKS access-entry shape).
+	// nodeName is the one node this cluster expects.
 	nodeName string
+	// identity, when set, runs EKS's authenticator as the API server's
+	// token webhook against it (the rollout suite joins no real kubelet).
+	identity *awsIdentity
 	// approverBin is the nodeboot-approver binary; empty runs no approver
 	// (the rollout suite joins no real kubelet).
 	approverBin string
@@ -63,9 +65,10 @@ type cluster struct {
 	admin   kubernetes.Interface
 	// adminKubeconfig is a kubeconfig file for kubectl debugging.
 	adminKubeconfig string
-	// nodeToken authenticates as system:node:<nodeName> via the static
-	// token file (what the test `aws eks get-token` prints).
-	nodeToken string
+	// identity is EKS's identity path (nil without a real kubelet), and
+	// authenticator the authenticator process serving it.
+	identity      *awsIdentity
+	authenticator *authenticator
 	// bootstrapToken is a kubeadm-style bootstrap token "<id>.<secret>".
 	bootstrapToken string
 	nodeName       string
@@ -97,7 +100,7 @@ func startCluster(t *testing.T, env suiteEnv, opts clusterOptions) *cluster {
 		dir:            dir,
 		procs:          &processGroup{logDir: filepath.Join(dir, "logs")},
 		nodeName:       opts.nodeName,
-		nodeToken:      randomHex(24),
+		identity:       opts.identity,
 		bootstrapToken: newBootstrapToken(),
 		timings:        map[string]time.Duration{},
 	}
@@ -107,6 +110,9 @@ func startCluster(t *testing.T, env suiteEnv, opts clusterOptions) *cluster {
 	pki := c.writePKI(t)
 	c.timings["pki"] = time.Since(start)
 
+	if c.identity != nil {
+		c.authenticator = prepareAuthenticator(t, env, filepath.Join(dir, "authenticator"))
+	}
 	etcdURL := c.startEtcd(t, env)
 	c.timings["etcd"] = time.Since(start)
 	c.startAPIServer(t, env, pki, etcdURL)
@@ -119,6 +125,12 @@ func startCluster(t *testing.T, env suiteEnv, opts clusterOptions) *cluster {
 		approverUser:   approverUser,
 	}); err != nil {
 		t.Fatalf("cluster objects: %v", err)
+	}
+	if c.identity != nil {
+		if err := applyAWSAuth(ctx, c.admin, awsAuthRoles()); err != nil {
+			t.Fatal(err)
+		}
+		c.authenticator.start(t, c, c.identity, pki.authenticatorKubeconfig)
 	}
 	c.startControllerManager(t, env, pki, opts.controllerManagerArgs)
 	if opts.approverBin != "" {
@@ -143,7 +155,8 @@ type pkiFiles struct {
 	saKey, saPub                        string
 	controllerKubeconfig                string
 	approverKubeconfig                  string
-	tokenFile                           string
+	// authenticatorKubeconfig is the authenticator's own client identity.
+	authenticatorKubeconfig []byte
 }
 
 func (c *cluster) writePKI(t *testing.T) pkiFiles {
@@ -197,6 +210,9 @@ func (c *cluster) writePKI(t *testing.T) pkiFiles {
 	_, _, approverKP := issue("approver", certSpec{
 		commonName: approverUser, usages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	})
+	_, _, authenticatorKP := issue("authenticator", certSpec{
+		commonName: authenticatorUser, usages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	})
 
 	// Service-account signing key: an ECDSA pair is enough (ES256).
 	_, saKeyPEM, err := newKey()
@@ -206,11 +222,6 @@ func (c *cluster) writePKI(t *testing.T) pkiFiles {
 	f.saKey, f.saPub = filepath.Join(dir, "sa.key"), filepath.Join(dir, "sa.pub")
 	must(os.WriteFile(f.saKey, saKeyPEM, 0o600))
 	must(os.WriteFile(f.saPub, saPub, 0o644))
-
-	// Static tokens: the node identity an EKS token webhook would produce.
-	f.tokenFile = filepath.Join(dir, "tokens.csv")
-	must(os.WriteFile(f.tokenFile, []byte(fmt.Sprintf("%s,system:node:%s,node-%s,\"system:nodes\"\n",
-		c.nodeToken, c.nodeName, c.nodeName)), 0o600))
 
 	writeKubeconfig := func(name, user string, kp keyPair) string {
 		t.Helper()
@@ -223,6 +234,9 @@ func (c *cluster) writePKI(t *testing.T) pkiFiles {
 	c.adminKubeconfig = writeKubeconfig("admin", "kubernetes-admin", adminKP)
 	f.controllerKubeconfig = writeKubeconfig("controller-manager", controllerUser, kcmKP)
 	f.approverKubeconfig = writeKubeconfig("approver", approverUser, approverKP)
+	f.authenticatorKubeconfig, err = kubeconfigBytes(c.server, ca.certPEM, authenticatorUser,
+		credentials{certPEM: authenticatorKP.certPEM, keyPEM: authenticatorKP.keyPEM})
+	must(err)
 
 	c.admin, err = kubernetes.NewForConfig(restConfig(c.server, ca.certPEM, credentials{certPEM: adminKP.certPEM, keyPEM: adminKP.keyPEM}))
 	must(err)
@@ -256,7 +270,13 @@ func (c *cluster) startEtcd(t *testing.T, env suiteEnv) string {
 
 func (c *cluster) startAPIServer(t *testing.T, env suiteEnv, f pkiFiles, etcdURL string) {
 	t.Helper()
-	c.apiserver = c.procs.start(t, procSpec{name: "kube-apiserver", argv: []string{
+	var webhook []string
+	if c.authenticator != nil {
+		// EKS's token authentication: every bearer token that is not a
+		// bootstrap or service-account token goes to the authenticator.
+		webhook = []string{"--authentication-token-webhook-config-file=" + c.authenticator.webhookKubeconfig}
+	}
+	c.apiserver = c.procs.start(t, procSpec{name: "kube-apiserver", argv: append([]string{
 		env.k8s("kube-apiserver"),
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", c.apiPort),
 		"--etcd-servers=" + etcdURL,
@@ -274,11 +294,10 @@ func (c *cluster) startAPIServer(t *testing.T, env suiteEnv, f pkiFiles, etcdURL
 		"--authorization-mode=Node,RBAC",
 		"--enable-admission-plugins=NodeRestriction",
 		"--enable-bootstrap-token-auth=true",
-		"--token-auth-file=" + f.tokenFile,
 		"--anonymous-auth=true", // kube-public/cluster-info discovery is anonymous
 		"--endpoint-reconciler-type=none",
 		"--profiling=false",
-	}})
+	}, webhook...)})
 	err := waitUntil(t.Context(), "kube-apiserver /readyz", time.Minute, 200*time.Millisecond, []*process{c.apiserver},
 		func(ctx context.Context) (bool, string, error) {
 			body, err := c.admin.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)

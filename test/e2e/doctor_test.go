@@ -40,17 +40,10 @@ var checkOrder = []string{doctor.CheckUserData, doctor.CheckIMDS, doctor.CheckCl
 	doctor.CheckIdentity, doctor.CheckRegistered, doctor.CheckServingCert, doctor.CheckVersions, doctor.CheckRuntime}
 
 // nodeEnv is the environment of a command an operator runs on the node:
-// the instance's metadata and EC2 endpoints, and the AMI's PATH with the
-// test `aws` first (as the kubelet has it).
-func nodeEnv(a nodebootAgent, shimDir string) []string {
-	env := append(os.Environ(), a.env...)
-	path := os.Getenv("PATH")
-	for _, kv := range a.env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = v
-		}
-	}
-	return append(env, "PATH="+shimDir+":"+path)
+// the instance's metadata and EC2 endpoints, and the AMI's PATH (Debian's
+// `aws` in /usr/bin, as the kubelet has it) with the Kubernetes binaries.
+func nodeEnv(env suiteEnv, a nodebootAgent) []string {
+	return append(append(os.Environ(), a.env...), "PATH="+env.k8sBin+":"+amiPATH)
 }
 
 // runNodeboot runs the agent binary with args and returns its exit code,
@@ -270,8 +263,10 @@ func assertManifest(t *testing.T, files map[string][]byte, nodeName string) bund
 // entry) for each secret and for any private key.
 func assertNoSecrets(t *testing.T, stream []byte, files map[string][]byte, secrets map[string]string) {
 	t.Helper()
-	// A PEM private key whose body was not masked.
+	// A PEM private key whose body was not masked, and an EKS token (a
+	// presigned STS URL in base64url) that was not.
 	privateKeyBody := regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----\s*[A-Za-z0-9+/=]{16}`)
+	eksToken := regexp.MustCompile(`k8s-aws-v1\.[A-Za-z0-9_-]{40}`)
 	for what, s := range secrets {
 		if s == "" {
 			t.Fatalf("secret %q is empty: the check would prove nothing", what)
@@ -286,6 +281,9 @@ func assertNoSecrets(t *testing.T, stream []byte, files map[string][]byte, secre
 	}
 	if privateKeyBody.Match(stream) {
 		t.Errorf("the archive holds a private key: %s", privateKeyBody.Find(stream))
+	}
+	if eksToken.Match(stream) {
+		t.Errorf("the archive holds an EKS token: %.24s…", eksToken.Find(stream))
 	}
 }
 
@@ -322,14 +320,18 @@ func nodeKeySecrets(t *testing.T) map[string]string {
 }
 
 // bundleSecrets are the secrets of a joined node: the bootstrap token (in
-// the user data and bootstrap kubeconfig of that scenario), the exec
-// credential the test `aws` prints, and the kubelet's private keys.
-func bundleSecrets(t *testing.T, c *cluster) map[string]string {
+// the user data and bootstrap kubeconfig of that scenario), the instance
+// role's secret key and session token (which sign the exec credential),
+// and the kubelet's private keys. An exec credential itself is looked for
+// by its form (assertNoSecrets).
+func bundleSecrets(t *testing.T, c *cluster, instanceID string) map[string]string {
 	t.Helper()
 	s := nodeKeySecrets(t)
 	s["bootstrap token"] = c.bootstrapToken
 	s["bootstrap token secret"] = tokenSecret(c.bootstrapToken)
-	s["exec credential"] = c.nodeToken
+	role := c.identity.session(instanceID)
+	s["instance role secret key"] = role.SecretAccessKey
+	s["instance role session token"] = role.SessionToken
 	return s
 }
 
@@ -349,12 +351,14 @@ func fingerprint(c *x509.Certificate) string {
 // must say about it.
 type brokenJoin struct {
 	name string
-	// userData changes the user data; shimToken is what the test `aws`
-	// prints (the static node token when empty); nodeName is the name EC2
-	// reports (the real one when empty); stopApprover stops
-	// nodeboot-approver for the join.
+	// userData changes the user data; role is the instance's IAM role
+	// (the node role when empty); nodeName is the name the instance's own
+	// EC2 view reports, and so the name the kubelet registers under (the
+	// real one when empty; the control plane's EC2 view, which the
+	// authenticator renders {{EC2PrivateDNSName}} from, always says the
+	// real one); stopApprover stops nodeboot-approver for the join.
 	userData     func(*userDataInput)
-	shimToken    string
+	role         string
 	nodeName     string
 	stopApprover bool
 	// check must fail with a summary holding every want; the checks
@@ -363,7 +367,21 @@ type brokenJoin struct {
 	want  func(c *cluster, n *node) []string
 }
 
-// brokenJoins breaks a real join in five ways, one at a time, on the
+// brokenInstance is the instance every broken join runs as.
+const brokenInstance = "i-0e2e0000000000bad"
+
+// nodeEntryYAML is aws-auth's entry for a node role, as EKS documents it
+// (written out here, independently of the doctor's own rendering).
+func nodeEntryYAML(role string) string {
+	return "- rolearn: " + roleARN(role) + "\n  username: system:node:{{EC2PrivateDNSName}}\n  groups:\n    - system:bootstrappers\n    - system:nodes"
+}
+
+// accessEntryCommand is the equivalent EKS access entry.
+func accessEntryCommand(role string) string {
+	return "aws eks create-access-entry --cluster-name " + clusterName + " --principal-arn " + roleARN(role) + " --type EC2_LINUX --region " + region
+}
+
+// brokenJoins breaks a real join in seven ways, one at a time, on the
 // running control plane.
 func brokenJoins(t *testing.T, env suiteEnv, c *cluster, host hostInfo, nodeName, agentBin string) {
 	wrongCA, err := newCA("not-the-cluster-ca")
@@ -382,9 +400,21 @@ func brokenJoins(t *testing.T, env suiteEnv, c *cluster, host hostInfo, nodeName
 			want: func(*cluster, *node) []string {
 				return []string{fmt.Sprintf("TCP connect to %s refused: nothing listens on port %d", loopback(closedPort), closedPort)}
 			}},
-		{name: "credential-rejected", shimToken: randomHex(24), check: doctor.CheckIdentity,
+		{name: "unmapped-role", role: unmappedRole, check: doctor.CheckIdentity,
 			want: func(*cluster, *node) []string {
-				return []string{"the API server rejected the kubelet's credential (401 Unauthorized)"}
+				return []string{"the API server rejected the kubelet's credential (401 Unauthorized)",
+					"instance role " + roleARN(unmappedRole), nodeEntryYAML(unmappedRole), accessEntryCommand(unmappedRole)}
+			}},
+		{name: "wrong-username-template", role: sessionNameRole, check: doctor.CheckIdentity,
+			want: func(*cluster, *node) []string {
+				return []string{"name mismatch: the credential is system:node:" + brokenInstance + " but the kubelet registers as " + nodeName,
+					"instance role " + roleARN(sessionNameRole), "username must be system:node:{{EC2PrivateDNSName}}",
+					nodeEntryYAML(sessionNameRole), accessEntryCommand(sessionNameRole)}
+			}},
+		{name: "missing-nodes-group", role: noGroupsRole, check: doctor.CheckIdentity,
+			want: func(*cluster, *node) []string {
+				return []string{"system:node:" + nodeName + " is not in the group system:nodes",
+					"instance role " + roleARN(noGroupsRole), nodeEntryYAML(noGroupsRole), accessEntryCommand(noGroupsRole)}
 			}},
 		{name: "node-name-differs-from-identity", nodeName: otherName, check: doctor.CheckIdentity,
 			want: func(*cluster, *node) []string {
@@ -428,21 +458,20 @@ func runBrokenJoin(t *testing.T, env suiteEnv, c *cluster, host hostInfo, nodeNa
 	if err != nil {
 		t.Fatal(err)
 	}
-	token := bj.shimToken
-	if token == "" {
-		token = c.nodeToken
-	}
-	shimDir, awsLog := newAWSShim(t, env.workDir, bj.name, token)
-	name := nodeName
+	name, role := nodeName, nodeRole
 	if bj.nodeName != "" {
 		name = bj.nodeName
 	}
-	meta := instanceMeta{instanceID: "i-0e2e0000000000bad", instanceType: "m5.large", region: region, az: zone, host: host, dnsName: name, userData: userData}
+	if bj.role != "" {
+		role = bj.role
+	}
+	meta := instanceMeta{instanceID: brokenInstance, instanceType: "m5.large", region: region, az: zone, host: host, dnsName: name, userData: userData,
+		iam: c.identity.launch(brokenInstance, "m5.large", nodeName, role)}
 	agent := newNodebootAgent(t, agentBin, env.k8sBin, meta, nil)
 	if bj.stopApprover {
 		stopApprover(t, c)
 	}
-	n := joinNode(t, c, nodeSetup{env: env, host: host, name: name, agent: agent, kubeletPath: shimDir, awsLog: awsLog, noReadyWait: !bj.stopApprover})
+	n := joinNode(t, c, nodeSetup{env: env, host: host, name: name, agent: agent, kubeletEnv: agent.kubeletEnv(env), noReadyWait: !bj.stopApprover})
 	exposeLogs(t, n)
 	if bj.stopApprover {
 		if err := waitUntil(ctx, "the node's serving CSR", time.Minute, 50*time.Millisecond, []*process{n.kubelet},
@@ -453,7 +482,7 @@ func runBrokenJoin(t *testing.T, env suiteEnv, c *cluster, host hostInfo, nodeNa
 			t.Fatal(err)
 		}
 	}
-	nenv := nodeEnv(agent, shimDir)
+	nenv := nodeEnv(env, agent)
 	rep, code, _ := runDoctor(t, agentBin, nenv)
 	assertBrokenReport(t, rep, code, bj.check, bj.want(c, n))
 	if !bj.stopApprover {

@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,10 +19,12 @@ import (
 )
 
 // assertIdentity checks how the kubelet authenticated: through the
-// rendered exec-credential kubeconfig (`aws eks get-token`), or through
-// TLS bootstrapping with the bootstrap token and the CA the agent
-// discovered from kube-public/cluster-info and pinned.
-func assertIdentity(t *testing.T, c *cluster, n *node, bootstrap bool, awsLog string, wantAWSArgs []string) {
+// rendered exec-credential kubeconfig, which runs Debian's AWS CLI (`aws eks
+// get-token`) signing with the instance role's credentials from IMDS, a
+// token the real EKS authenticator verified against STS and mapped through
+// aws-auth; or through TLS bootstrapping with the bootstrap token and the CA
+// the agent discovered from kube-public/cluster-info and pinned.
+func assertIdentity(t *testing.T, c *cluster, n *node, sc joinScenario, kubeletEnv []string) {
 	t.Helper()
 	ca, err := os.ReadFile(clusterCAFile)
 	if err != nil {
@@ -33,17 +36,42 @@ func assertIdentity(t *testing.T, c *cluster, n *node, bootstrap bool, awsLog st
 	if got := flagValue(n.rendered.args, "kubeconfig"); got != kubeletKubeconfig {
 		t.Errorf("--kubeconfig = %q, want %q", got, kubeletKubeconfig)
 	}
-	calls, _ := os.ReadFile(awsLog)
-	if bootstrap {
+	session := c.identity.session(sc.instanceID)
+	if sc.bootstrap {
 		assertBootstrapIdentity(t, c, n)
-		if len(calls) > 0 {
-			t.Errorf("the bootstrap-token kubelet called aws: %s", calls)
+		if calls := c.identity.sts.CallsBy(session.AccessKeyID); calls > 0 {
+			t.Errorf("the bootstrap-token kubelet's instance role signed %d tokens", calls)
 		}
 		return
 	}
 	if got := flagValue(n.rendered.args, "bootstrap-kubeconfig"); got != "" {
 		t.Errorf("exec-credential kubelet has --bootstrap-kubeconfig=%s", got)
 	}
+	assertExecKubeconfig(t, c)
+	assertRealAWSCLI(t, kubeletEnv)
+	if calls := c.identity.sts.CallsBy(session.AccessKeyID); calls == 0 {
+		t.Errorf("STS verified no token signed with instance %s's role credentials", sc.instanceID)
+	}
+	if !c.identity.describedInstance(sc.instanceID) {
+		t.Errorf("the authenticator never asked EC2 for %s's private DNS name", sc.instanceID)
+	}
+	u, err := whoAmI(t.Context(), c, c.identity, session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantUser := "system:node:" + n.name
+	if u.Username != wantUser || !slices.Contains(u.Groups, bootstrapGroup) || !slices.Contains(u.Groups, nodesGroup) {
+		t.Errorf("the instance role authenticates as %q in %q, want %s in %s and %s", u.Username, u.Groups, wantUser, bootstrapGroup, nodesGroup)
+	}
+	if !c.authenticator.said("access granted", "username="+wantUser) {
+		t.Errorf("the authenticator's log has no \"access granted\" for %s", wantUser)
+	}
+}
+
+// assertExecKubeconfig checks the kubelet's kubeconfig: the cluster and
+// `aws eks get-token` for this cluster and region.
+func assertExecKubeconfig(t *testing.T, c *cluster) {
+	t.Helper()
 	cfg, err := clientcmd.LoadFromFile(kubeletKubeconfig)
 	if err != nil {
 		t.Fatalf("kubelet kubeconfig: %v", err)
@@ -56,14 +84,36 @@ func assertIdentity(t *testing.T, c *cluster, n *node, bootstrap bool, awsLog st
 	if cl == nil || cl.Server != c.server || cl.CertificateAuthority != clusterCAFile {
 		t.Errorf("kubelet kubeconfig cluster = %+v, want server %s with CA file %s", cl, c.server, clusterCAFile)
 	}
-	if user == nil || user.Exec == nil || user.Exec.Command != "aws" || !slices.Equal(user.Exec.Args, wantAWSArgs) {
-		t.Fatalf("kubelet kubeconfig user = %+v, want exec aws %v", user, wantAWSArgs)
+	if user == nil || user.Exec == nil || user.Exec.Command != "aws" || !slices.Equal(user.Exec.Args, eksGetTokenArgs) {
+		t.Fatalf("kubelet kubeconfig user = %+v, want exec aws %v", user, eksGetTokenArgs)
 	}
-	want := strings.Join(wantAWSArgs, " ")
-	lines := strings.Split(strings.TrimSpace(string(calls)), "\n")
-	if len(calls) == 0 || slices.ContainsFunc(lines, func(l string) bool { return l != want }) {
-		t.Errorf("aws calls by the kubelet = %q, want only %q", lines, want)
+}
+
+// assertRealAWSCLI checks that the `aws` the kubelet runs is Debian's
+// AWS CLI v2 (no stand-in on its PATH).
+func assertRealAWSCLI(t *testing.T, kubeletEnv []string) {
+	t.Helper()
+	path, err := lookPathIn("aws", amiPATH)
+	if err != nil || path != "/usr/bin/aws" {
+		t.Fatalf("aws on the kubelet's PATH is %q (%v), want Debian's /usr/bin/aws (install-deps.sh installs awscli)", path, err)
 	}
+	cmd := exec.CommandContext(t.Context(), path, "--version")
+	cmd.Env = append([]string{"PATH=" + amiPATH}, kubeletEnv...)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "aws-cli/2.") {
+		t.Errorf("aws --version = %q, %v; want aws-cli/2.x", out, err)
+	}
+}
+
+// lookPathIn finds name in the directories of path.
+func lookPathIn(name, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
 }
 
 func assertBootstrapIdentity(t *testing.T, c *cluster, n *node) {

@@ -18,6 +18,9 @@ type instanceMeta struct {
 	host         hostInfo
 	dnsName      string
 	userData     []byte
+	// iam is the instance role IMDS serves (its credentials sign the
+	// kubelet's token).
+	iam *aemmtest.IAMRole
 }
 
 // startMetadata serves the instance's IMDS with the real
@@ -36,6 +39,7 @@ func startMetadata(t *testing.T, m instanceMeta) (imdsURL string, ec2 *awstest.E
 		MAC:          m.host.mac,
 		Hostname:     m.dnsName,
 		VPCCIDRs:     []string{m.host.network.String()},
+		IAM:          m.iam,
 	})
 	ec2 = awstest.NewEC2(t)
 	ec2.AddInstance(awstest.Instance{ID: m.instanceID, InstanceType: m.instanceType, PrivateDNSName: m.dnsName})

@@ -126,7 +126,7 @@ func TestJoin(t *testing.T) {
 
 	rep := &report{Generated: time.Now().UTC(), Host: fmt.Sprintf("%s %s", host.iface, host.ip), Kubernetes: kubeletVersion(env)}
 	inv := startInventory(t, host, nodeName)
-	c := startCluster(t, env, clusterOptions{nodeName: nodeName, approverBin: approverBin, approverPolicy: []string{
+	c := startCluster(t, env, clusterOptions{nodeName: nodeName, identity: newAWSIdentity(t), approverBin: approverBin, approverPolicy: []string{
 		// What an operator would configure: nodes live in the VPC CIDR and
 		// are named like EC2 private DNS names of this region.
 		"--allowed-cidrs=" + host.network.String(),
@@ -144,6 +144,7 @@ func TestJoin(t *testing.T) {
 		}
 	})
 
+	t.Run("access-before-launch", func(t *testing.T) { accessBeforeLaunch(t, env, c) })
 	for _, sc := range joinScenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			sr := &scenarioReport{Name: sc.name, NodeName: nodeName, Identity: identityName(sc)}
@@ -196,11 +197,9 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, inv *cloudInventory, host h
 	if err != nil {
 		t.Fatal(err)
 	}
-	shimDir, awsLog := newAWSShim(t, env.workDir, sc.name, c.nodeToken)
-	wantAWSArgs := eksGetTokenArgs
-
 	meta := instanceMeta{instanceID: sc.instanceID, instanceType: sc.instanceType,
-		region: region, az: zone, host: host, dnsName: nodeName, userData: userData}
+		region: region, az: zone, host: host, dnsName: nodeName, userData: userData,
+		iam: c.identity.launch(sc.instanceID, sc.instanceType, nodeName, nodeRole)}
 	agent := newNodebootAgent(t, agentBin, env.k8sBin, meta, eks)
 	if sc.bootstrap {
 		t.Run("ca-pin-mismatch-refused", func(t *testing.T) {
@@ -217,7 +216,7 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, inv *cloudInventory, host h
 	}
 	sr.Agent = agent.name()
 
-	n := joinNode(t, c, nodeSetup{env: env, host: host, name: nodeName, agent: agent, kubeletPath: shimDir, awsLog: awsLog,
+	n := joinNode(t, c, nodeSetup{env: env, host: host, name: nodeName, agent: agent, kubeletEnv: agent.kubeletEnv(env),
 		al2: sc.bootstrapSh || sc.generated == "al2"})
 	exposeLogs(t, n)
 	sr.MaxPods = n.rendered.config.MaxPods
@@ -249,7 +248,7 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, inv *cloudInventory, host h
 			}
 		})
 	}
-	t.Run("identity", func(t *testing.T) { assertIdentity(t, c, n, sc.bootstrap, awsLog, wantAWSArgs) })
+	t.Run("identity", func(t *testing.T) { assertIdentity(t, c, n, sc, agent.kubeletEnv(env)) })
 	t.Run("node", func(t *testing.T) {
 		got, err := c.admin.CoreV1().Nodes().Get(ctx, nodeName, metav1.GetOptions{})
 		if err != nil {
@@ -266,9 +265,9 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, inv *cloudInventory, host h
 		assertServingCSR(t, csr, c.ca.cert, nodeName, host.ip.String())
 		assertApprovedAgainstInventory(t, csr, inv, sc.instanceID)
 	})
-	t.Run("doctor", func(t *testing.T) { assertHealthyDoctor(t, agentBin, nodeEnv(agent, shimDir), sr) })
+	t.Run("doctor", func(t *testing.T) { assertHealthyDoctor(t, agentBin, nodeEnv(env, agent), sr) })
 	t.Run("support-bundle", func(t *testing.T) {
-		assertSupportBundle(t, c, nodeName, agentBin, nodeEnv(agent, shimDir), bundleSecrets(t, c))
+		assertSupportBundle(t, c, nodeName, agentBin, nodeEnv(env, agent), bundleSecrets(t, c, sc.instanceID))
 	})
 	t.Run("pod-logs", func(t *testing.T) {
 		greeting := "hello-from-" + sc.name
@@ -283,7 +282,7 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, inv *cloudInventory, host h
 		t.Logf("pod ran with IP %s; logs via the API server: %q", res.podIP, res.logs)
 	})
 	t.Run("forged-csrs", func(t *testing.T) {
-		nodeClient, err := nodeCredentialClient(c, sc.bootstrap)
+		nodeClient, err := nodeCredentialClient(ctx, c, sc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -298,7 +297,7 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, inv *cloudInventory, host h
 		assertForgeriesDenied(t, c, forgeries(nodeName, host, inv, nodeClient, c.admin, sa, boot))
 	})
 	t.Run("status-spoof", func(t *testing.T) {
-		nodeClient, err := nodeCredentialClient(c, sc.bootstrap)
+		nodeClient, err := nodeCredentialClient(ctx, c, sc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -340,12 +339,16 @@ func recordMilestones(sr *scenarioReport, n *node) {
 	}
 }
 
-// nodeCredentialClient returns a client acting as the joined kubelet: the
-// static node token (exec credential) or the client certificate the
-// kubelet obtained through TLS bootstrapping.
-func nodeCredentialClient(c *cluster, bootstrap bool) (kubernetes.Interface, error) {
-	if !bootstrap {
-		return tokenClient(c, c.nodeToken)
+// nodeCredentialClient returns a client acting as the joined kubelet: a
+// token of the instance's role session (exec credential), or the client
+// certificate the kubelet obtained through TLS bootstrapping.
+func nodeCredentialClient(ctx context.Context, c *cluster, sc joinScenario) (kubernetes.Interface, error) {
+	if !sc.bootstrap {
+		tok, err := c.identity.token(ctx, c.identity.session(sc.instanceID))
+		if err != nil {
+			return nil, err
+		}
+		return tokenClient(c, tok)
 	}
 	pemBytes, err := os.ReadFile(filepath.Join(kubeletPKIDir, "kubelet-client-current.pem"))
 	if err != nil {
@@ -386,15 +389,14 @@ func hardNoFileLimit(t *testing.T) uint64 {
 // agent wired to them as on EC2; eks, when not nil, is its EKS API.
 func newNodebootAgent(t *testing.T, bin, k8sBin string, meta instanceMeta, eks *eksAPI) nodebootAgent {
 	imdsURL, ec2 := startMetadata(t, meta)
-	a := nodebootAgent{bin: bin, ec2: ec2, eks: eks, env: []string{
-		"AWS_EC2_METADATA_SERVICE_ENDPOINT=" + imdsURL,
+	a := nodebootAgent{bin: bin, ec2: ec2, eks: eks, imdsURL: imdsURL, env: []string{
 		"AWS_ENDPOINT_URL=" + ec2.URL,
-		// The EC2 stub does not check signatures; static keys keep the SDK
-		// from looking for instance-role credentials.
-		"AWS_ACCESS_KEY_ID=AKIDNODEBOOTE2E", "AWS_SECRET_ACCESS_KEY=nodeboot-e2e",
 		// The kubelet and containerd the AMI would have on its PATH.
 		"PATH=" + k8sBin + ":" + os.Getenv("PATH"),
 	}}
+	// The SDK signs with the instance role's credentials from IMDS, as on
+	// EC2 (the EC2 stub does not check signatures).
+	a.env = append(a.env, nodeAWSEnv(imdsURL, t.TempDir())...)
 	if eks != nil {
 		a.env = append(a.env, "AWS_ENDPOINT_URL_EKS="+eks.URL)
 	}

@@ -59,7 +59,6 @@ type node struct {
 	kubeletStart time.Time
 	kubelet      *process
 	containerd   *process
-	awsLog       string
 }
 
 // nodeSetup is everything joinNode needs besides the cluster.
@@ -68,9 +67,10 @@ type nodeSetup struct {
 	host  hostInfo
 	name  string // node name = EC2 private DNS name
 	agent nodeAgent
-	// kubeletPath is prepended to the kubelet's PATH (the test `aws`).
-	kubeletPath string
-	awsLog      string
+	// kubeletEnv is the kubelet's environment besides the rendered
+	// environment file (as systemd gives a service: nothing of the
+	// harness's own).
+	kubeletEnv []string
 	// noReadyWait returns as soon as the kubelet runs (a join broken on
 	// purpose never becomes Ready).
 	noReadyWait bool
@@ -94,7 +94,7 @@ func joinNode(t *testing.T, c *cluster, s nodeSetup) *node {
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	n := &node{name: s.name, dir: dir, procs: &processGroup{logDir: filepath.Join(dir, "logs")}, awsLog: s.awsLog}
+	n := &node{name: s.name, dir: dir, procs: &processGroup{logDir: filepath.Join(dir, "logs")}}
 	td := &nodeTeardown{node: n, cluster: c, keep: s.env.keep,
 		leakBefore: topLevelEntries(leakWatchDirs), runtime: takeRuntimeBaseline()}
 	t.Cleanup(func() { td.run(t) })
@@ -110,7 +110,7 @@ func joinNode(t *testing.T, c *cluster, s nodeSetup) *node {
 	}
 	n.render(t, s.agent, s.al2)
 	n.startContainerd(t, s.env.imagesDir)
-	n.startKubelet(t, s.env.k8s("kubelet"), s.kubeletPath)
+	n.startKubelet(t, s.env.k8s("kubelet"), s.kubeletEnv)
 	if s.noReadyWait {
 		return n
 	}
@@ -224,14 +224,14 @@ func (n *node) startContainerd(t *testing.T, imagesDir string) {
 // startKubelet runs exactly `kubelet $NODEADM_KUBELET_ARGS` with the
 // environment file's variables, as kubelet.service does; extraPath (the
 // test `aws`) goes first on its PATH.
-func (n *node) startKubelet(t *testing.T, kubeletBin, extraPath string) {
+func (n *node) startKubelet(t *testing.T, kubeletBin string, base []string) {
 	t.Helper()
-	env := []string{"PATH=" + extraPath + ":" + os.Getenv("PATH")}
+	env := append([]string{"PATH=" + amiPATH}, base...)
 	for _, k := range sortedKeys(n.rendered.env) {
 		env = append(env, k+"="+n.rendered.env[k])
 	}
 	n.kubeletStart = time.Now()
-	n.kubelet = n.procs.start(t, procSpec{name: "kubelet", argv: append([]string{kubeletBin}, n.rendered.args...), env: env})
+	n.kubelet = n.procs.start(t, procSpec{name: "kubelet", argv: append([]string{kubeletBin}, n.rendered.args...), env: env, clean: true})
 }
 
 // nodeTeardown undoes joinNode in dependency order.
@@ -252,9 +252,6 @@ func (td *nodeTeardown) run(t *testing.T) {
 	n, c := td.node, td.cluster
 	if t.Failed() {
 		n.procs.dumpLogs(t, 60)
-		if n.awsLog != "" {
-			t.Logf("===== aws shim calls =====\n%s", tailFile(n.awsLog, 20))
-		}
 	}
 	if n.kubelet != nil {
 		if ended, _ := n.kubelet.exited(); !ended {

@@ -31,7 +31,9 @@ type procSpec struct {
 	name string
 	argv []string
 	env  []string // appended to the harness environment; later entries win
-	dir  string
+	// clean starts the process with env alone, as systemd starts a service.
+	clean bool
+	dir   string
 }
 
 // startProcess starts spec in its own process group with output to
@@ -47,6 +49,9 @@ func startProcess(logDir string, spec procSpec) (*process, error) {
 	}
 	cmd := exec.Command(spec.argv[0], spec.argv[1:]...)
 	cmd.Env = append(os.Environ(), spec.env...)
+	if spec.clean {
+		cmd.Env = spec.env
+	}
 	cmd.Dir = spec.dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Own process group so a terminal ^C reaches the test only, and

@@ -68,9 +68,13 @@ func NewHosts(t testing.TB, handlers map[string]http.Handler) *Hosts {
 }
 
 // Env returns the variables that route a process's HTTPS calls to the
-// known hosts through the proxy: HTTPS_PROXY and SSL_CERT_FILE.
+// known hosts through the proxy: HTTPS_PROXY, and the CA in SSL_CERT_FILE
+// (Go's roots) and AWS_CA_BUNDLE (which the AWS SDKs load instead of the
+// system roots when it is set, as it may be in the caller's environment).
+// SSL_CERT_DIR is emptied so that nothing else is trusted.
 func (h *Hosts) Env() []string {
-	return []string{"HTTPS_PROXY=" + h.URL, "https_proxy=" + h.URL, "SSL_CERT_FILE=" + h.CAFile}
+	return []string{"HTTPS_PROXY=" + h.URL, "https_proxy=" + h.URL, "NO_PROXY=", "no_proxy=",
+		"SSL_CERT_FILE=" + h.CAFile, "SSL_CERT_DIR=", "AWS_CA_BUNDLE=" + h.CAFile}
 }
 
 // Connects returns the host:port of every CONNECT asked for, in order,
