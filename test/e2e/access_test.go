@@ -27,6 +27,8 @@ const (
 	fixRole = "nodeboot-e2e-fixme"
 	// windowsRole is a Windows node role mapped without eks:kube-proxy-windows.
 	windowsRole = "nodeboot-e2e-windows"
+	// entryRole gets an access entry from `nodeboot access fix`.
+	entryRole = "nodeboot-e2e-entry"
 	// linuxASG is an Auto Scaling group whose launch template's instance
 	// profile holds the node role.
 	linuxASG = "nodeboot-e2e-linux"
@@ -96,6 +98,7 @@ func accessBeforeLaunch(t *testing.T, env suiteEnv, c *cluster) {
 	t.Run("malformed-aws-auth", func(t *testing.T) { accessMalformed(t, bin, w, c) })
 	t.Run("fix-aws-auth", func(t *testing.T) { accessFixAWSAuth(t, bin, w, c) })
 	t.Run("fix-access-entries-preview", func(t *testing.T) { accessMigrationPreview(t, bin, w, c) })
+	t.Run("fix-access-entries", func(t *testing.T) { accessMigrate(t, bin, w, c) })
 }
 
 func accessCheck(t *testing.T, bin string, w *accessWorld, c *cluster) {
@@ -298,3 +301,36 @@ type userInfo = authenticationv1.UserInfo
 
 // isUnauthorized reports a 401 from the API server.
 func isUnauthorized(err error) bool { return apierrors.IsUnauthorized(err) }
+
+// accessMigrate lets a role in with an access entry: the fix migrates the
+// CONFIG_MAP cluster (mode API_AND_CONFIG_MAP, an EC2_LINUX entry for the
+// node role already in aws-auth) and creates the role's entry; the harness,
+// playing EKS's control plane, hands mode and entries to the authenticator,
+// which then maps the role, found in no aws-auth entry, through DynamicFile.
+// The join scenarios that follow run on the migrated cluster.
+func accessMigrate(t *testing.T, bin string, w *accessWorld, c *cluster) {
+	ctx := t.Context()
+	if code, _ := w.run(t, bin, c, "fix", "--via", "access-entries", "--role", roleARN(entryRole)); code != 0 {
+		t.Fatalf("fix --via access-entries exited %d", code)
+	}
+	entries := w.eks.AccessEntries(clusterName)
+	if mode := w.eks.AuthenticationMode(clusterName); mode != awstest.AuthModeAPIAndConfigMap || len(entries) != 2 ||
+		entries[0].PrincipalARN != roleARN(entryRole) || entries[1].PrincipalARN != roleARN(nodeRole) || entries[0].Type != awstest.AccessEntryEC2Linux {
+		t.Fatalf("EKS after the fix: mode %s, entries %+v", mode, entries)
+	}
+	if err := c.authenticator.syncEKS(awstest.AuthModeAPIAndConfigMap, entries); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitUntil(ctx, "the authenticator maps the role from its access entry", 30*time.Second, time.Second, []*process{c.authenticator.proc},
+		func(context.Context) (bool, string, error) {
+			u, err := mintedUserErr(t, c, entryRole)
+			return err == nil && u.Username == "system:node:ip-10-0-0-7.us-west-2.compute.internal" &&
+				slices.Contains(u.Groups, nodesGroup), errString(err), nil
+		}); err != nil {
+		t.Error(err)
+	}
+	code, rep := w.checkReport(t, bin, c, "--role", roleARN(entryRole), "--group", linuxASG)
+	if code != 0 || rep.Cluster.Mode != access.ModeAPIAndConfigMap || rep.Groups[0].Via != "access entry (EC2_LINUX)" || rep.Groups[1].Via != "access entry (EC2_LINUX)" {
+		t.Errorf("check after the migration: exit %d, %+v", code, rep)
+	}
+}

@@ -4,10 +4,12 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,13 +30,18 @@ const authenticatorUser = "aws-iam-authenticator"
 
 // authenticator is EKS's authenticator, sigs.k8s.io/aws-iam-authenticator
 // built unmodified by scripts/build-authenticator.sh, serving the API
-// server's token webhook with its EKSConfigMap backend.
+// server's token webhook with its EKSConfigMap backend (aws-auth) and its
+// DynamicFile backend (access entries), switched by its backend-mode file
+// as the cluster's authentication mode says.
 type authenticator struct {
 	bin, dir string
 	// config is its configuration file; webhookKubeconfig is what the API
 	// server's --authentication-token-webhook-config-file names.
 	config, webhookKubeconfig, kubeconfig string
-	proc                                  *process
+	// accessEntries and backendMode are the files EKS's control plane
+	// writes for it; syncEKS plays that part.
+	accessEntries, backendMode string
+	proc                       *process
 }
 
 // authenticatorBin is where build-authenticator.sh puts the binary.
@@ -46,7 +53,8 @@ func authenticatorBin(env suiteEnv) string { return env.k8s("aws-iam-authenticat
 func prepareAuthenticator(t *testing.T, env suiteEnv, dir string) *authenticator {
 	t.Helper()
 	a := &authenticator{bin: authenticatorBin(env), dir: dir, config: filepath.Join(dir, "config.yaml"),
-		webhookKubeconfig: filepath.Join(dir, "webhook.kubeconfig"), kubeconfig: filepath.Join(dir, "authenticator.kubeconfig")}
+		webhookKubeconfig: filepath.Join(dir, "webhook.kubeconfig"), kubeconfig: filepath.Join(dir, "authenticator.kubeconfig"),
+		accessEntries: filepath.Join(dir, "access-entries.json"), backendMode: filepath.Join(dir, "backend-mode.json")}
 	requireFile(t, a.bin, "test/e2e/scripts/build-authenticator.sh")
 	port, err := freePort()
 	if err != nil {
@@ -62,12 +70,18 @@ server:
   kubeconfigPregenerated: true
   kubeconfig: %s
   backendMode:
+    - DynamicFile
     - EKSConfigMap
-`, clusterName, port, filepath.Join(dir, "state"), a.webhookKubeconfig, a.kubeconfig)
+  dynamicfilepath: %s
+  dynamicBackendModePath: %s
+`, clusterName, port, filepath.Join(dir, "state"), a.webhookKubeconfig, a.kubeconfig, a.accessEntries, a.backendMode)
 	if err := os.MkdirAll(filepath.Join(dir, "state"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(a.config, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.syncEKS(awstest.AuthModeConfigMap, nil); err != nil {
 		t.Fatal(err)
 	}
 	out, err := exec.CommandContext(t.Context(), a.bin, "init", "--config", a.config,
@@ -193,4 +207,65 @@ func (a *authenticator) said(parts ...string) bool {
 		}
 	}
 	return false
+}
+
+// backendModes is the authenticator's backend chain for each authentication
+// mode: access entries (DynamicFile) first, as EKS gives them precedence.
+var backendModes = map[string]string{
+	awstest.AuthModeConfigMap:       "EKSConfigMap",
+	awstest.AuthModeAPIAndConfigMap: "DynamicFile EKSConfigMap",
+	awstest.AuthModeAPI:             "DynamicFile",
+}
+
+// syncEKS plays EKS's control plane: it renders the cluster's access
+// entries into the authenticator's DynamicFile (node entries get the
+// username and groups EKS gives them) and its authentication mode into the
+// backend-mode file. Each file is replaced atomically; the authenticator
+// picks the change up from its file watch.
+func (a *authenticator) syncEKS(mode string, entries []awstest.AccessEntry) error {
+	type mapping struct {
+		ARN      string   `json:"rolearn,omitempty"`
+		UserARN  string   `json:"userarn,omitempty"`
+		Username string   `json:"username"`
+		Groups   []string `json:"groups"`
+	}
+	now := strconv.FormatInt(time.Now().Unix(), 10)
+	file := struct {
+		LastUpdatedDateTime, Version string
+		Roles                        []mapping `json:"mapRoles"`
+		Users                        []mapping `json:"mapUsers"`
+		Accounts                     []string  `json:"mapAccounts"`
+	}{LastUpdatedDateTime: now, Version: now, Roles: []mapping{}, Users: []mapping{}, Accounts: []string{}}
+	for _, e := range entries {
+		m := mapping{Username: e.Username, Groups: e.KubernetesGroups}
+		switch e.Type {
+		case awstest.AccessEntryEC2Linux:
+			m.Groups = []string{bootstrapGroup, nodesGroup}
+		case awstest.AccessEntryEC2Windows:
+			m.Groups = []string{bootstrapGroup, nodesGroup, "eks:kube-proxy-windows"}
+		}
+		if strings.Contains(e.PrincipalARN, ":role/") {
+			m.ARN = e.PrincipalARN
+			file.Roles = append(file.Roles, m)
+		} else {
+			m.UserARN = e.PrincipalARN
+			file.Users = append(file.Users, m)
+		}
+	}
+	if err := writeJSONAtomic(a.accessEntries, file); err != nil {
+		return err
+	}
+	return writeJSONAtomic(a.backendMode, map[string]string{"LastUpdatedDateTime": now, "Version": now, "backendMode": backendModes[mode]})
+}
+
+func writeJSONAtomic(path string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
