@@ -147,7 +147,7 @@ func accessCheck(t *testing.T, bin string, w *accessWorld, c *cluster) {
 			t.Errorf("%s authenticates as %s in %q; want %s in %q", tc.role, u.Username, u.Groups, tc.user, tc.groups)
 		}
 	}
-	if _, err := mintedUserErr(t, c, unmappedRole); !isUnauthorized(err) {
+	if _, err := mintedUserErr(t.Context(), c, unmappedRole); !isUnauthorized(err) {
 		t.Errorf("unmapped role: %v, want 401 Unauthorized", err)
 	}
 }
@@ -160,7 +160,7 @@ func mintedUser(t *testing.T, c *cluster, role string) (u struct {
 	Groups   []string
 }) {
 	t.Helper()
-	info, err := mintedUserErr(t, c, role)
+	info, err := mintedUserErr(t.Context(), c, role)
 	if err != nil {
 		t.Fatalf("%s: %v", role, err)
 	}
@@ -168,11 +168,10 @@ func mintedUser(t *testing.T, c *cluster, role string) (u struct {
 	return u
 }
 
-func mintedUserErr(t *testing.T, c *cluster, role string) (userInfo, error) {
-	t.Helper()
+func mintedUserErr(ctx context.Context, c *cluster, role string) (userInfo, error) {
 	const instance = "i-0e2e0000000000ac1"
 	c.identity.launch(instance, "m5.large", "ip-10-0-0-7.us-west-2.compute.internal", role)
-	return whoAmI(t.Context(), c, c.identity, c.identity.session(instance))
+	return whoAmI(ctx, c, c.identity, c.identity.session(instance))
 }
 
 func accessMalformed(t *testing.T, bin string, w *accessWorld, c *cluster) {
@@ -192,7 +191,7 @@ func accessMalformed(t *testing.T, bin string, w *accessWorld, c *cluster) {
 	// text, is now refused.
 	if err := waitUntil(ctx, "the authenticator drops the malformed mapRoles", 30*time.Second, time.Second, []*process{c.authenticator.proc},
 		func(ctx context.Context) (bool, string, error) {
-			_, err := mintedUserErr(t, c, nodeRole)
+			_, err := mintedUserErr(ctx, c, nodeRole)
 			return isUnauthorized(err), errString(err), nil
 		}); err != nil {
 		t.Error(err)
@@ -212,9 +211,9 @@ func restoreAWSAuth(t *testing.T, c *cluster, mapRoles string) {
 		t.Error(err)
 		return
 	}
-	if err := waitUntil(ctx, "the authenticator maps the node role again", 30*time.Second, time.Second, []*process{c.authenticator.proc},
-		func(context.Context) (bool, string, error) {
-			u, err := mintedUserErr(t, c, nodeRole)
+	if err := waitInCleanup(ctx, "the authenticator maps the node role again", 30*time.Second, time.Second,
+		func(ctx context.Context) (bool, string, error) {
+			u, err := mintedUserErr(ctx, c, nodeRole)
 			return err == nil && strings.HasPrefix(u.Username, "system:node:"), errString(err), nil
 		}); err != nil {
 		t.Error(err)
@@ -246,8 +245,8 @@ func accessFixAWSAuth(t *testing.T, bin string, w *accessWorld, c *cluster) {
 		t.Errorf("data.mapRoles is not applied by field manager %s: %+v", access.FieldManager, cm.ManagedFields)
 	}
 	if err := waitUntil(ctx, "the authenticator maps the fixed role as a node", 30*time.Second, time.Second, []*process{c.authenticator.proc},
-		func(context.Context) (bool, string, error) {
-			u, err := mintedUserErr(t, c, fixRole)
+		func(ctx context.Context) (bool, string, error) {
+			u, err := mintedUserErr(ctx, c, fixRole)
 			return err == nil && u.Username == "system:node:ip-10-0-0-7.us-west-2.compute.internal" &&
 				slices.Contains(u.Groups, nodesGroup) && slices.Contains(u.Groups, bootstrapGroup), errString(err), nil
 		}); err != nil {
@@ -322,8 +321,8 @@ func accessMigrate(t *testing.T, bin string, w *accessWorld, c *cluster) {
 		t.Fatal(err)
 	}
 	if err := waitUntil(ctx, "the authenticator maps the role from its access entry", 30*time.Second, time.Second, []*process{c.authenticator.proc},
-		func(context.Context) (bool, string, error) {
-			u, err := mintedUserErr(t, c, entryRole)
+		func(ctx context.Context) (bool, string, error) {
+			u, err := mintedUserErr(ctx, c, entryRole)
 			return err == nil && u.Username == "system:node:ip-10-0-0-7.us-west-2.compute.internal" &&
 				slices.Contains(u.Groups, nodesGroup), errString(err), nil
 		}); err != nil {

@@ -63,7 +63,7 @@ func assertIdentity(t *testing.T, c *cluster, n *node, sc joinScenario, kubeletE
 	if u.Username != wantUser || !slices.Contains(u.Groups, bootstrapGroup) || !slices.Contains(u.Groups, nodesGroup) {
 		t.Errorf("the instance role authenticates as %q in %q, want %s in %s and %s", u.Username, u.Groups, wantUser, bootstrapGroup, nodesGroup)
 	}
-	if !c.authenticator.said("access granted", "username="+wantUser) {
+	if !c.authenticator.said("access granted", `username="`+wantUser+`"`) {
 		t.Errorf("the authenticator's log has no \"access granted\" for %s", wantUser)
 	}
 }
