@@ -88,8 +88,9 @@ func TestCheck(t *testing.T) {
 			if !slices.Equal(codes, tc.codes) || g.WillJoin != tc.willJoin || g.Via != tc.via {
 				t.Errorf("findings %q, willJoin %v, via %q; want %q, %v, %q\n%s", codes, g.WillJoin, g.Via, tc.codes, tc.willJoin, tc.via, findingsText(g.Findings))
 			}
-			if rep.Failed() == (tc.willJoin && len(tc.codes) == 0) && !slices.ContainsFunc(tc.codes, func(c string) bool { return strings.HasPrefix(c, "warning") }) {
-				t.Errorf("Failed() = %v", rep.Failed())
+			wantFailed := !tc.willJoin || slices.ContainsFunc(tc.codes, func(c string) bool { return strings.HasPrefix(c, "error") })
+			if rep.Failed() != wantFailed {
+				t.Errorf("Failed() = %v, want %v", rep.Failed(), wantFailed)
 			}
 		})
 	}
@@ -113,5 +114,26 @@ func TestClusterFindings(t *testing.T) {
 	}
 	if rep := Check(Cluster{}, nil); rep.Cluster.Mode != ModeConfigMap || !strings.Contains(rep.Cluster.ModeNote, "assumed CONFIG_MAP") {
 		t.Errorf("unknown mode: %+v", rep.Cluster)
+	}
+}
+
+func TestReportText(t *testing.T) {
+	c := Cluster{Name: "prod", Mode: ModeConfigMap, AWSAuth: map[string]string{"mapRoles": nodeEntry(linuxRole, awsauth.GroupBootstrappers, awsauth.GroupNodes)}}
+	rep := Check(c, []Group{{Name: "linux", Source: "--role", RoleARN: "arn:aws:iam::111122223333:role/eks/linux-nodes"}, {Name: "win", Source: "--windows-role", RoleARN: winRole, Windows: true}})
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"cluster prod: authentication mode CONFIG_MAP\n",
+		"node group linux (--role, Linux): will join\n  role arn:aws:iam::111122223333:role/eks/linux-nodes (mapped as " + linuxRole + ")\n" +
+			"  authenticates as system:node:{{EC2PrivateDNSName}} in [system:bootstrappers, system:nodes] via aws-auth\n",
+		"node group win (--windows-role, Windows): WILL NOT JOIN\n",
+		"  ERROR   " + winRole + " is in no aws-auth entry: its nodes get 401 Unauthorized\n",
+		"1 of 2 node groups will join.\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
 	}
 }

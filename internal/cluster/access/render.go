@@ -35,11 +35,7 @@ func writeGroup(b *strings.Builder, g GroupReport) {
 	if !g.WillJoin {
 		verdict = "WILL NOT JOIN"
 	}
-	os := "Linux"
-	if g.Windows {
-		os = "Windows"
-	}
-	fmt.Fprintf(b, "node group %s (%s, %s): %s\n", g.Name, g.Source, os, verdict)
+	fmt.Fprintf(b, "node group %s (%s, %s): %s\n", g.Name, g.Source, osName(g.Windows), verdict)
 	if g.RoleARN != "" {
 		fmt.Fprintf(b, "  role %s", g.RoleARN)
 		if g.MappedARN != "" && g.MappedARN != g.RoleARN {
