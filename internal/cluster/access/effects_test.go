@@ -14,8 +14,9 @@ import (
 	sdkiam "github.com/aws/aws-sdk-go-v2/service/iam"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
@@ -91,14 +92,15 @@ func TestResolveAutoScalingGroup(t *testing.T) {
 
 // TestGather reads a cluster from a fake API server and the EKS stub.
 func TestGather(t *testing.T) {
-	kube := fake.NewClientset(
-		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "aws-auth", Namespace: "kube-system"}, Data: map[string]string{"mapRoles": nodeEntry(linuxRole)}},
-		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "amazon-vpc-cni", Namespace: "kube-system"}, Data: map[string]string{"enable-windows-ipam": "true"}},
-		&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "aws-node", Namespace: "kube-system"}, Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{
+	kube := fakeKube{
+		configMaps: map[string]*corev1.ConfigMap{
+			"aws-auth":       {Data: map[string]string{"mapRoles": nodeEntry(linuxRole)}},
+			"amazon-vpc-cni": {Data: map[string]string{"enable-windows-ipam": "true"}},
+		},
+		daemonSet: &appsv1.DaemonSet{Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "aws-node", Env: []corev1.EnvVar{{Name: "ENABLE_PREFIX_DELEGATION", Value: "true"}}}}}}}},
-		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"kubernetes.io/os": "linux"}}},
-		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "b", Labels: map[string]string{"kubernetes.io/os": "windows"}}},
-	)
+		nodes: map[string][]corev1.Node{"kubernetes.io/os=linux": {{ObjectMeta: metav1.ObjectMeta{Name: "a"}}}},
+	}
 	eks := awstest.NewEKS(t)
 	eks.AddCluster(awstest.Cluster{Name: "prod", AuthenticationMode: awstest.AuthModeAPIAndConfigMap, IPFamily: "ipv4"})
 	eks.AddAccessEntry("prod", awstest.AccessEntry{PrincipalARN: winRole, Type: "EC2_WINDOWS", Username: "system:node:{{EC2PrivateDNSName}}"})
@@ -109,7 +111,7 @@ func TestGather(t *testing.T) {
 		len(c.Entries) != 1 || c.Entries[0].Type != "EC2_WINDOWS" || c.ModeErr != nil || c.EntriesErr != nil {
 		t.Errorf("gathered %+v", c)
 	}
-	c = Gatherer{Kube: fake.NewClientset(), Name: "prod"}.Gather(t.Context())
+	c = Gatherer{Kube: fakeKube{}, Name: "prod"}.Gather(t.Context())
 	if c.AWSAuthFound || c.Mode != "" || c.ModeErr == nil {
 		t.Errorf("without aws-auth and EKS: %+v", c)
 	}
@@ -188,4 +190,30 @@ func entryKeys(es []AccessEntry) []string {
 		out = append(out, e.Type+" "+e.PrincipalARN)
 	}
 	return out
+}
+
+// fakeKube answers the check's three reads from memory (client-go's fake
+// clientset would compile every API group's fake client for this).
+type fakeKube struct {
+	configMaps map[string]*corev1.ConfigMap
+	daemonSet  *appsv1.DaemonSet
+	nodes      map[string][]corev1.Node
+}
+
+func (f fakeKube) ConfigMap(_ context.Context, _, name string) (*corev1.ConfigMap, error) {
+	if cm, ok := f.configMaps[name]; ok {
+		return cm, nil
+	}
+	return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "configmaps"}, name)
+}
+
+func (f fakeKube) DaemonSet(_ context.Context, _, name string) (*appsv1.DaemonSet, error) {
+	if f.daemonSet != nil {
+		return f.daemonSet, nil
+	}
+	return nil, apierrors.NewNotFound(schema.GroupResource{Group: "apps", Resource: "daemonsets"}, name)
+}
+
+func (f fakeKube) Nodes(_ context.Context, selector string) ([]corev1.Node, error) {
+	return f.nodes[selector], nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	sdkeks "github.com/aws/aws-sdk-go-v2/service/eks"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,11 +26,40 @@ type EKSAPI interface {
 	UpdateClusterConfig(ctx context.Context, in *sdkeks.UpdateClusterConfigInput, optFns ...func(*sdkeks.Options)) (*sdkeks.UpdateClusterConfigOutput, error)
 }
 
+// KubeAPI is what the check reads through the API server.
+type KubeAPI interface {
+	ConfigMap(ctx context.Context, namespace, name string) (*corev1.ConfigMap, error)
+	DaemonSet(ctx context.Context, namespace, name string) (*appsv1.DaemonSet, error)
+	Nodes(ctx context.Context, labelSelector string) ([]corev1.Node, error)
+}
+
+// Clientset reads through a client-go clientset.
+type Clientset struct{ kubernetes.Interface }
+
+// ConfigMap gets a ConfigMap.
+func (c Clientset) ConfigMap(ctx context.Context, namespace, name string) (*corev1.ConfigMap, error) {
+	return c.CoreV1().ConfigMaps(namespace).Get(ctx, name, metav1.GetOptions{})
+}
+
+// DaemonSet gets a DaemonSet.
+func (c Clientset) DaemonSet(ctx context.Context, namespace, name string) (*appsv1.DaemonSet, error) {
+	return c.AppsV1().DaemonSets(namespace).Get(ctx, name, metav1.GetOptions{})
+}
+
+// Nodes lists the Nodes a label selector selects.
+func (c Clientset) Nodes(ctx context.Context, labelSelector string) ([]corev1.Node, error) {
+	list, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: labelSelector})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}
+
 // Gatherer reads what the check needs: the cluster's ConfigMaps, the
 // aws-node DaemonSet and Nodes through the API server, and the
 // authentication mode and access entries through EKS (nil EKS: unknown).
 type Gatherer struct {
-	Kube kubernetes.Interface
+	Kube KubeAPI
 	EKS  EKSAPI
 	// Name and Region are the EKS cluster's.
 	Name, Region string
@@ -49,7 +79,7 @@ func (g Gatherer) Gather(ctx context.Context) Cluster {
 }
 
 func (g Gatherer) configMap(ctx context.Context, name string) (map[string]string, bool, error) {
-	cm, err := g.Kube.CoreV1().ConfigMaps(awsauth.ConfigMapNamespace).Get(ctx, name, metav1.GetOptions{})
+	cm, err := g.Kube.ConfigMap(ctx, awsauth.ConfigMapNamespace, name)
 	if apierrors.IsNotFound(err) {
 		return nil, false, nil
 	}
@@ -64,7 +94,7 @@ func (g Gatherer) configMap(ctx context.Context, name string) (map[string]string
 func (g Gatherer) cni(ctx context.Context) CNI {
 	var c CNI
 	c.ConfigMap, c.ConfigMapFound, _ = g.configMap(ctx, cniConfigMap)
-	ds, err := g.Kube.AppsV1().DaemonSets(awsauth.ConfigMapNamespace).Get(ctx, cniDaemonSet, metav1.GetOptions{})
+	ds, err := g.Kube.DaemonSet(ctx, awsauth.ConfigMapNamespace, cniDaemonSet)
 	if err != nil {
 		return c
 	}
@@ -81,11 +111,11 @@ func (g Gatherer) cni(ctx context.Context) CNI {
 }
 
 func (g Gatherer) linuxNodes(ctx context.Context) (int, error) {
-	nodes, err := g.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: corev1.LabelOSStable + "=linux"})
+	nodes, err := g.Kube.Nodes(ctx, corev1.LabelOSStable+"=linux")
 	if err != nil {
 		return 0, fmt.Errorf("list nodes: %w", err)
 	}
-	return len(nodes.Items), nil
+	return len(nodes), nil
 }
 
 // eks reads the authentication mode and, when the mode has the API, every

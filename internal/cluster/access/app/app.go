@@ -252,7 +252,7 @@ func (o *options) inspect(ctx context.Context) (clients, access.Cluster, access.
 	if err != nil {
 		return c, access.Cluster{}, access.Report{}, err
 	}
-	cluster := access.Gatherer{Kube: c.kube, EKS: c.eks, Name: o.cluster, Region: o.region}.Gather(ctx)
+	cluster := access.Gatherer{Kube: access.Clientset{Interface: c.kube}, EKS: c.eks, Name: o.cluster, Region: o.region}.Gather(ctx)
 	return c, cluster, access.Check(cluster, groups), nil
 }
 
