@@ -43,8 +43,9 @@ var allowedImports = []string{"k8s.io/apimachinery/pkg/util/validation/field"}
 // build` builds it) must not link either: max pods expressions go to the
 // nodeboot-cel helper, so nodes without one never load cel-go.
 var celImports = []struct{ prefix, why string }{
-	{"github.com/google/cel-go/", "cel-go belongs in internal/config/maxpods/celexpr, which only nodeboot-cel links under -tags celexec"},
+	{"github.com/google/cel-go/", "the old module path of cel-go (up to v0.31); cel-go belongs in internal/config/maxpods/celexpr, which only nodeboot-cel links under -tags celexec"},
 	{"cel.dev/expr", "CEL's protobuf descriptors, registered at init"},
+	{"cel.dev/cel-go/", "cel-go (v0.32 on) belongs in internal/config/maxpods/celexpr, which only nodeboot-cel links under -tags celexec"},
 	{"google.golang.org/protobuf/", "protobuf registries and descriptors built at init"},
 	{"google.golang.org/genproto/", "protobuf descriptors registered at init"},
 }
