@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"cel.dev/cel-go/cel"
-	"cel.dev/cel-go/checker"
+	"cel.dev/cel-go/common/cost"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
 )
@@ -153,13 +153,13 @@ func compile(expr string) (cel.Program, error) {
 // variables (string(max_pods)), a few characters long.
 type smallValues struct{}
 
-// EstimateSize implements checker.CostEstimator.
-func (smallValues) EstimateSize(checker.AstNode) *checker.SizeEstimate {
-	return &checker.SizeEstimate{Min: 0, Max: 64}
+// EstimateSize implements cel-go's checker.CostEstimator.
+func (smallValues) EstimateSize(cost.AstNode) *cost.SizeEstimate {
+	return &cost.SizeEstimate{Min: 0, Max: 64}
 }
 
-// EstimateCallCost implements checker.CostEstimator: CEL's own estimates.
-func (smallValues) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
+// EstimateCallCost implements cel-go's checker.CostEstimator: CEL's own estimates.
+func (smallValues) EstimateCallCost(string, string, *cost.AstNode, []cost.AstNode) *cost.CallEstimate {
 	return nil
 }
 
