@@ -202,15 +202,6 @@ func hasEvent(d Decision, reason string) bool {
 	return slices.ContainsFunc(d.Events, func(e Event) bool { return e.Reason == reason })
 }
 
-func progress(st rolloutv1.NodeGroupRolloutStatus, instance string) *rolloutv1.NodeProgress {
-	for i := range st.Nodes {
-		if st.Nodes[i].InstanceID == instance {
-			return &st.Nodes[i]
-		}
-	}
-	return nil
-}
-
 func mustPhase(t *testing.T, d Decision, want rolloutv1.Phase) {
 	t.Helper()
 	if d.Status.Phase != want {

@@ -110,14 +110,6 @@ var configByField = sync.OnceValue(func() map[string]ConfigSetting {
 	return out
 })
 
-var configByKey = sync.OnceValue(func() map[string]ConfigSetting {
-	out := map[string]ConfigSetting{}
-	for _, s := range configSettings() {
-		out[s.Key] = s
-	}
-	return out
-})
-
 // domainProblem checks a DNS domain such as cluster.local.
 func domainProblem(s string) string {
 	if errs := validation.IsDNS1123Subdomain(s); len(errs) > 0 {
