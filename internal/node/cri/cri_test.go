@@ -26,9 +26,9 @@ func (s *runtimeServer) Version(_ context.Context, req *runtimeapi.VersionReques
 	return &runtimeapi.VersionResponse{Version: "0.1.0", RuntimeName: "containerd", RuntimeVersion: "1.7.27", RuntimeApiVersion: "v1"}, nil
 }
 
-func (s *runtimeServer) RuntimeConfig(context.Context, *runtimeapi.RuntimeConfigRequest) (*runtimeapi.RuntimeConfigResponse, error) {
+func (s *runtimeServer) RuntimeConfig(ctx context.Context, req *runtimeapi.RuntimeConfigRequest) (*runtimeapi.RuntimeConfigResponse, error) {
 	if s.driver == nil {
-		return s.UnimplementedRuntimeServiceServer.RuntimeConfig(nil, nil)
+		return s.UnimplementedRuntimeServiceServer.RuntimeConfig(ctx, req)
 	}
 	return &runtimeapi.RuntimeConfigResponse{Linux: &runtimeapi.LinuxRuntimeConfiguration{CgroupDriver: *s.driver}}, nil
 }

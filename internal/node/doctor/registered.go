@@ -41,7 +41,7 @@ func (d Doctor) NodeRegistered(ctx context.Context) (bool, error) {
 	case err == nil:
 		return true, nil
 	case kubeapi.IsStatus(err, http.StatusNotFound):
-		return false, fmt.Errorf("Node %s not registered yet", k.NodeName)
+		return false, fmt.Errorf("the Node %s is not registered yet", k.NodeName)
 	}
 	return false, fmt.Errorf("get Node %s: %w", k.NodeName, err)
 }

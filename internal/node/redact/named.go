@@ -53,7 +53,7 @@ func (v *namedValue) yaml(r *redactor, line []byte, n int) []byte {
 		*v = namedValue{pending: sensitiveKey(unquote(value)), indent: kv.ks, left: namedLookahead, field: string(unquote(value))}
 	case v.pending && v.indent == kv.ks && bytes.Equal(key, valueKey):
 		v.pending = false
-		return r.maskNamed(line, n, span{kv.ks, kv.ke, kv.vs, kv.ve}, v.field)
+		return r.maskNamed(line, n, span(kv), v.field)
 	case v.pending && kv.ks < v.indent:
 		v.pending = false
 	}
