@@ -27,7 +27,7 @@ all: build
 build:
 	$(PLAIN) $(GO) build $(PLAINFLAGS) -tags '$(BUILDTAGS)' -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
-## test: lint, unit tests, fuzz smoke, fault suite, nodeadm oracle, real end-to-end (CI also runs kubelet-compat).
+## test: lint (gofmt, go vet, staticcheck), unit tests, fuzz smoke, fault suite, nodeadm oracle, real end-to-end (CI also runs kubelet-compat).
 test: lint unit fuzz faults oracle e2e
 
 lint:
@@ -35,6 +35,8 @@ lint:
 	$(PLAIN) $(GO) vet $(PLAINFLAGS) $(PKGS)
 	$(PLAIN) $(GO) vet $(PLAINFLAGS) -tags '$(BUILDTAGS)' ./internal/config/maxpods/ ./cmd/nodeboot
 	$(PLAIN) $(GO) vet $(PLAINFLAGS) -tags oracle ./test/oracle/
+	bash hack/staticcheck.sh ./...
+	bash hack/staticcheck.sh -tags e2e,kubeletcompat,nodeadmbench,faultinject,celexec,oracle ./...
 
 unit: e2e-deps-aemm
 	NODEBOOT_REQUIRE_E2E=$${CI:+1} $(GO) test -race -count=1 -timeout 30m $$($(GO) list $(PKGS) | grep -v '/test/fault$$')
