@@ -7,7 +7,6 @@ import (
 	"crypto"
 	"crypto/rand"
 	"crypto/x509"
-	"encoding/hex"
 	"encoding/pem"
 	"fmt"
 	"net"
@@ -390,13 +389,6 @@ func httpOK(ctx context.Context, url string) (bool, string, error) {
 	}
 	resp.Body.Close()
 	return resp.StatusCode == http.StatusOK, resp.Status, nil
-}
-
-// randomHex returns n random bytes as hex.
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // newBootstrapToken returns a random token matching [a-z0-9]{6}.[a-z0-9]{16}.
