@@ -118,7 +118,7 @@ func accessCheck(t *testing.T, bin string, w *accessWorld, c *cluster) {
 		roleARN(noGroupsRole):    {codes: []string{"error group-missing", "warning group-missing"}},
 		roleARN(sessionNameRole): {codes: []string{"error username-template"}},
 		roleARN(unmappedRole):    {codes: []string{"error unmapped"}},
-		roleARN(windowsRole):     {codes: []string{"error unmapped", "error windows-linux-node", "error windows-ipam"}},
+		roleARN(windowsRole):     {codes: []string{"error group-missing", "error windows-linux-node", "error windows-ipam"}},
 	}
 	for _, g := range rep.Groups {
 		wg, ok := want[g.Name]
@@ -312,10 +312,17 @@ func accessMigrate(t *testing.T, bin string, w *accessWorld, c *cluster) {
 	if code, _ := w.run(t, bin, c, "fix", "--via", "access-entries", "--role", roleARN(entryRole)); code != 0 {
 		t.Fatalf("fix --via access-entries exited %d", code)
 	}
+	// The role's own entry, and copies of aws-auth's node entries (the
+	// Windows role's as aws-auth has it: without its Windows group, so
+	// EC2_LINUX).
 	entries := w.eks.AccessEntries(clusterName)
-	if mode := w.eks.AuthenticationMode(clusterName); mode != awstest.AuthModeAPIAndConfigMap || len(entries) != 2 ||
-		entries[0].PrincipalARN != roleARN(entryRole) || entries[1].PrincipalARN != roleARN(nodeRole) || entries[0].Type != awstest.AccessEntryEC2Linux {
-		t.Fatalf("EKS after the fix: mode %s, entries %+v", mode, entries)
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Type+" "+e.PrincipalARN)
+	}
+	want := []string{"EC2_LINUX " + roleARN(entryRole), "EC2_LINUX " + roleARN(nodeRole), "EC2_LINUX " + roleARN(windowsRole)}
+	if mode := w.eks.AuthenticationMode(clusterName); mode != awstest.AuthModeAPIAndConfigMap || !slices.Equal(got, want) {
+		t.Fatalf("EKS after the fix: mode %s, entries %q; want %s, %q", mode, got, awstest.AuthModeAPIAndConfigMap, want)
 	}
 	if err := c.authenticator.syncEKS(awstest.AuthModeAPIAndConfigMap, entries); err != nil {
 		t.Fatal(err)

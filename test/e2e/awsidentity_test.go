@@ -129,7 +129,8 @@ func (id *awsIdentity) token(ctx context.Context, p awstest.Principal) (string, 
 
 // awsAuthRoles is the suite's aws-auth mapRoles, written as an operator
 // writes it: the node role as EKS documents it, the two broken mappings the
-// doctor must explain, and an operator's probe role.
+// doctor must explain, a Windows node role without eks:kube-proxy-windows
+// (for nodeboot access), and an operator's probe role.
 func awsAuthRoles() string {
 	return `- rolearn: ` + roleARN(nodeRole) + `
   username: system:node:{{EC2PrivateDNSName}}
@@ -143,6 +144,11 @@ func awsAuthRoles() string {
     - system:nodes
 - rolearn: ` + roleARN(noGroupsRole) + `
   username: system:node:{{EC2PrivateDNSName}}
+- rolearn: ` + roleARN(windowsRole) + `
+  username: system:node:{{EC2PrivateDNSName}}
+  groups:
+    - system:bootstrappers
+    - system:nodes
 - rolearn: ` + roleARN(probeRole) + `
   username: ` + probeUser + `
   groups: []

@@ -175,6 +175,13 @@ func TestPlanFix(t *testing.T) {
 			t.Fatalf("plan %+v, %v", p, err)
 		}
 	})
+	t.Run("a group's entry replaces the copy of its aws-auth entry", func(t *testing.T) {
+		c := Cluster{Mode: ModeConfigMap, LinuxNodes: 1, CNI: readyCNI(), AWSAuth: map[string]string{"mapRoles": nodeEntry(winRole, "system:bootstrappers", "system:nodes")}}
+		p, err := PlanFix(c, Check(c, []Group{windows}), ViaAccessEntries)
+		if err != nil || len(p.Migration.FromAWSAuth) != 0 || len(p.Entries) != 1 || p.Entries[0].Type != "EC2_WINDOWS" {
+			t.Fatalf("plan %+v, %v", p, err)
+		}
+	})
 	t.Run("what the fix does not touch", func(t *testing.T) {
 		c := Cluster{AWSAuth: map[string]string{"mapRoles": nodeEntry(winRole, "system:bootstrappers", "system:nodes", "eks:kube-proxy-windows")}}
 		p, err := PlanFix(c, Check(c, []Group{windows}), ViaAuto)

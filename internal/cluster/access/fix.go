@@ -130,9 +130,16 @@ func (p Plan) planEntries(c Cluster, need []GroupReport) (Plan, error) {
 			continue
 		}
 		e := AccessEntry{PrincipalARN: g.MappedARN, Type: awsauth.AccessEntryType(g.Windows)}
-		if !slices.ContainsFunc(p.Entries, func(x AccessEntry) bool { return x.PrincipalARN == e.PrincipalARN }) {
+		if !slices.ContainsFunc(p.Entries, func(x AccessEntry) bool { return strings.EqualFold(x.PrincipalARN, e.PrincipalARN) }) {
 			p.Entries = append(p.Entries, e)
 		}
+	}
+	if m := p.Migration; m != nil {
+		// A group's own entry (its OS known) replaces the copy of its
+		// aws-auth entry: a principal has one access entry.
+		m.FromAWSAuth = slices.DeleteFunc(m.FromAWSAuth, func(x AccessEntry) bool {
+			return slices.ContainsFunc(p.Entries, func(e AccessEntry) bool { return strings.EqualFold(e.PrincipalARN, x.PrincipalARN) })
+		})
 	}
 	return p, nil
 }
