@@ -38,21 +38,21 @@ lint:
 	bash hack/staticcheck.sh ./...
 	bash hack/staticcheck.sh -tags e2e,kubeletcompat,nodeadmbench,faultinject,celexec,oracle ./...
 
+## unit: the unit tests; with -race only the packages whose goroutines can
+## share state (hack/unit-packages.sh says which), the rest built as make build.
 unit: e2e-deps-aemm
-	NODEBOOT_REQUIRE_E2E=$${CI:+1} $(GO) test -race -count=1 -timeout 30m $$($(GO) list $(PKGS) | grep -v '/test/fault$$')
+	NODEBOOT_REQUIRE_E2E=$${CI:+1} $(GO) test -race -count=1 -timeout 30m $$(bash hack/unit-packages.sh race)
+	NODEBOOT_REQUIRE_E2E=$${CI:+1} $(PLAIN) $(GO) test $(PLAINFLAGS) -count=1 -timeout 30m $$(bash hack/unit-packages.sh plain)
 
 ## faults: the fault suite (test/fault; the bind-mount and namespace faults
 ## need root), printing its counts at the end.
 faults: e2e-deps-aemm
 	NODEBOOT_REQUIRE_E2E=$${CI:+1} $(PLAIN) $(GO) test $(PLAINFLAGS) -count=1 -v -timeout 20m ./test/fault/
 
-## fuzz: every Fuzz target, $(FUZZTIME) executions each.
+## fuzz: every Fuzz target, $(FUZZTIME) executions each, from one test
+## binary per package (hack/fuzz.sh).
 fuzz:
-	@set -e; for pkg in $$($(GO) list $(PKGS) | grep -v '/test/oracle$$'); do \
-	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
-	  for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/func //'); do \
-	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
-	  done; done
+	FUZZTIME=$(FUZZTIME) bash hack/fuzz.sh
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
