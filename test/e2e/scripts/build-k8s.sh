@@ -9,6 +9,10 @@ REPO=$(cd "$HERE/../../.." && pwd)
 MOD="$REPO/test/tools/k8s"
 OUT=${OUT:-$REPO/.cache/e2e/bin}
 mkdir -p "$OUT"
+# One build at a time: .cache is shared by every worktree on a machine; a second run
+# waits here, then finds the stamp current instead of building the same thing again.
+exec 9>"$OUT/.lock-k8s"
+flock 9
 KV=$(awk '$1=="k8s.io/kubernetes"{print $2; exit}' "$MOD/go.mod")
 MINOR=$(echo "$KV" | cut -d. -f2)
 STAMP=$( { cat "$MOD/go.mod" "$MOD/go.sum" "$0"; go version; } | sha256sum | cut -c1-16)

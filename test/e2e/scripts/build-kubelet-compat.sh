@@ -8,6 +8,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../../.." && pwd)
 OUT=${OUT:-$REPO/.cache/kubelet-compat}
 mkdir -p "$OUT"
+# One build at a time: .cache is shared by every worktree on a machine; a second run
+# waits here, then finds the stamp current instead of building the same thing again.
+exec 9>"$OUT/.lock-kubelet-compat"
+flock 9
 export CGO_ENABLED=0
 for MOD in "$REPO/test/tools/kubelet128" "$REPO/test/tools/kubelet131"; do
   KV=$(awk '$1=="require" && $2=="k8s.io/kubernetes"{print $3; exit}' "$MOD/go.mod")

@@ -13,6 +13,10 @@ OUT=${OUT:-$REPO/.cache/e2e/bin}
 BIN="$OUT/kwok"
 STAMPFILE="$OUT/.stamp-kwok"
 mkdir -p "$OUT"
+# One build at a time: .cache is shared by every worktree on a machine; a second run
+# waits here, then finds the stamp current instead of building the same thing again.
+exec 9>"$OUT/.lock-kwok"
+flock 9
 V=$(awk '$1=="require" && $2=="sigs.k8s.io/kwok"{print $3; exit}' "$MOD/go.mod")
 STAMP=$( { cat "$MOD/go.mod" "$MOD/go.sum" "$0"; go version; } | sha256sum | cut -c1-16)
 if [ -x "$BIN" ] && [ -f "$STAMPFILE" ] && [ "$(cat "$STAMPFILE")" = "$STAMP" ]; then
