@@ -40,6 +40,7 @@ var suiteStats = &stats{}
 // TestNodeadmCases runs every e2e case nodeadm's module ships through both
 // agents.
 func TestNodeadmCases(t *testing.T) {
+	t.Parallel()    // alongside TestGeneratedUserData: two cases mostly wait
 	nodeadmAgent(t) // finds the tool
 	names, err := tool.Cases()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"encoding/pem"
 	"math/big"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,6 +42,7 @@ var genStats = &stats{}
 // deliberate differences; what nodeadm refuses nodeboot must refuse, naming
 // the source. Run one seed with -run 'TestGeneratedUserData/seed-N$'.
 func TestGeneratedUserData(t *testing.T) {
+	t.Parallel()
 	nodeadmAgent(t)
 	n := generatedInputs(t)
 	cl := startCloud(t, nodeadmCase{}) // one instance for every input
@@ -74,20 +76,27 @@ var (
 func runGenerated(t *testing.T, cl *cloud, seed uint64) {
 	generatorOnce.Do(func() { generator = userdatagen.New(selfSignedCA(t)) })
 	in := generator.Generate(seed)
-	p := newPairIn(t, "generated", "", cl, cl, genStats)
+	label := "seed " + strconv.FormatUint(seed, 10) + " (" + in.Name + ", kubelet " + in.KubeletVersion + ")"
+	runUserData(t, cl, genStats, label, in.UserData, in.KubeletVersion)
+}
+
+// runUserData runs user data through both agents (init --skip run from a
+// file) and checks the rules: what nodeadm boots, nodeboot boots, the nodes
+// equal up to the table; what nodeadm refuses, nodeboot refuses, naming the
+// source.
+func runUserData(t *testing.T, cl *cloud, st *stats, label string, userData []byte, kubelet string) {
+	p := newPairIn(t, "generated", "", cl, cl, st)
 	p.both(t, func(n *node) error {
-		if err := n.write("/user-data", string(in.UserData), 0o644); err != nil {
+		if err := n.write("/user-data", string(userData), 0o644); err != nil {
 			return err
 		}
 		if err := n.write("/etc/eks/containerd-version.txt", "1.7.27\n", 0o644); err != nil {
 			return err
 		}
-		return n.mockKubelet(in.KubeletVersion)
+		return n.mockKubelet(kubelet)
 	})
 	o := p.run(t, nil, "nodeadm", "init", "--skip", "run", "--config-source", "file:///user-data")
-	input := func() string {
-		return "seed " + strconv.FormatUint(seed, 10) + " (" + in.Name + ", kubelet " + in.KubeletVersion + "):\n" + string(in.UserData)
-	}
+	input := func() string { return label + ":\n" + string(userData) }
 	switch {
 	case o.nodeadm.code == 0 && o.nodeboot.code == 0:
 		p.compare(t, input())
@@ -96,11 +105,43 @@ func runGenerated(t *testing.T, cl *cloud, seed uint64) {
 	case o.nodeboot.code == 0:
 		t.Errorf("nodeadm refuses, nodeboot boots %s\n--- nodeadm\n%s", input(), o.nodeadm)
 	default:
-		genStats.refusedByBoth()
+		st.refusedByBoth()
 		if !strings.Contains(o.nodeboot.stderr, "file:///user-data") {
 			t.Errorf("nodeboot refuses %s without naming the source:\n%s", input(), o.nodeboot)
 		}
 	}
+}
+
+var producerStats = &stats{}
+
+// TestProducerUserData runs the AL2023 (NodeConfig) entries of the corpus of
+// user data the tools people use produce (internal/node/agent/testdata/
+// producers) through both agents: nodeadm must boot them, and nodeboot must
+// configure the same node.
+func TestProducerUserData(t *testing.T) {
+	t.Parallel()
+	nodeadmAgent(t)
+	dirs, err := filepath.Glob("../../internal/node/agent/testdata/producers/*")
+	if err != nil || len(dirs) < 20 {
+		t.Fatalf("producer corpus: %v, %d entries", err, len(dirs))
+	}
+	cl := startCloud(t, nodeadmCase{})
+	ran := 0
+	for _, dir := range dirs {
+		data, err := os.ReadFile(filepath.Join(dir, "user-data"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), "application/node.eks.aws") {
+			continue // AL2 and Bottlerocket user data: nodeadm does not read it
+		}
+		ran++
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Parallel()
+			runUserData(t, &cl, producerStats, filepath.Base(dir), data, "1.33.0")
+		})
+	}
+	t.Cleanup(func() { t.Logf("%d AL2023 producer entries: %s", ran, producerStats) })
 }
 
 // selfSignedCA is a real CA certificate for the generated clusters.
