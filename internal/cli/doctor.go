@@ -34,10 +34,6 @@ func newDoctor(inv Invocation, env Env, log *slog.Logger) doctor.Doctor {
 	a := newAgent(inv, env, log)
 	metadata := imds.New(imds.Options{MaxAttempts: doctorIMDSAttempts})
 	a.Metadata = metadata
-	environ := env.Environ
-	if environ == nil {
-		environ = os.Environ
-	}
 	return doctor.Doctor{
 		Root:    inv.Root,
 		Sources: inv.Sources,
@@ -47,7 +43,6 @@ func newDoctor(inv Invocation, env Env, log *slog.Logger) doctor.Doctor {
 		IMDS:           doctor.IMDSProbe{Getenv: env.Getenv},
 		Commands:       cmdrun.Exec{},
 		KubeletVersion: host.Probe{Root: inv.Root, Run: host.ExecRunner{}}.KubeletVersion,
-		Environ:        environ(),
 		Hostname:       hostname(inv.Root),
 		Timeout:        inv.Timeout,
 		InstanceRole: func(ctx context.Context) (doctor.InstanceRole, error) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/x509"
 	"errors"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -50,9 +49,6 @@ type Doctor struct {
 	CRI func(socket string) CRIClient
 	// KubeletVersion returns the kubelet's version.
 	KubeletVersion func(ctx context.Context) (string, error)
-	// Environ is the credential plugin's base environment; the kubelet
-	// service's own variables are added to it.
-	Environ []string
 	// Hostname is the host name (the node name without --hostname-override).
 	Hostname func() (string, error)
 	// Now is the clock; nil means time.Now.
@@ -188,6 +184,7 @@ func (d Doctor) gather(ctx context.Context, now func() time.Time) evidence {
 	wg.Go(func() { ev.sync = syncStates(ctx, d.Commands) })
 	wg.Go(func() {
 		ev.endpoint = probeEndpoint(ctx, d.Network, conn, resolver.CAs, now())
+		ev.endpoint.Resolver = readResolvConf(f)
 	})
 	wg.Go(func() {
 		ev.credential = CredentialEvidence{Conn: conn}
@@ -267,19 +264,15 @@ func readCert(f Files, path string) (*x509.Certificate, error) {
 	return certs[0], nil
 }
 
-// pluginEnv is the credential plugin's environment: the base one, with the
-// kubelet service's variables (AWS settings, proxies) on top.
+// pluginEnv is the credential plugin's environment: exactly the
+// kubelet's (see KubeletFacts.Env), never the doctor's own.
 func (d Doctor) pluginEnv(k KubeletFacts) []string {
-	base := d.Environ
-	if base == nil {
-		base = os.Environ()
+	env := k.Env()
+	out := make([]string, 0, len(env))
+	for _, name := range sortedKeys(env) {
+		out = append(out, name+"="+env[name])
 	}
-	env := slices.Clone(base)
-	for _, key := range sortedKeys(k.Env) {
-		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, key+"=") })
-		env = append(env, key+"="+k.Env[key])
-	}
-	return env
+	return out
 }
 
 func (d Doctor) criClient(f Files, k KubeletFacts) CRIClient {

@@ -81,7 +81,6 @@ users:
 			return fakeCRI{v: cri.Version{APIVersion: "v1", RuntimeName: "containerd", RuntimeVersion: "1.7.27"}}
 		},
 		KubeletVersion: func(context.Context) (string, error) { return "v1.33.1", nil },
-		Environ:        []string{"PATH=/usr/bin"},
 		Hostname:       func() (string, error) { return "ignored", nil },
 	}
 	n.doctor.Commands = runnerFunc(func(c cmdrun.Cmd) cmdrun.Result {

@@ -6,42 +6,107 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/nodeboot/nodeboot/internal/config/kubeleteffective"
 	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
+	"github.com/nodeboot/nodeboot/internal/inroot"
 	"github.com/nodeboot/nodeboot/internal/node/render/kubelet"
-	"github.com/nodeboot/nodeboot/internal/node/render/system"
 )
 
 // Kubelet defaults used when neither its config nor its flags say.
 const (
-	defaultCertDir          = "/var/lib/kubelet/pki"
-	defaultCgroupDriver     = "cgroupfs"
-	servingCertName         = "kubelet-server-current.pem"
-	kubeletServiceDropInEnv = "kubelet"
+	defaultCertDir      = "/var/lib/kubelet/pki"
+	defaultCgroupDriver = "cgroupfs"
+	servingCertName     = "kubelet-server-current.pem"
 )
 
-// Files reads node paths under --root.
+// Files reads node paths under --root: inside it (a symbolic link leads
+// to the file inside the root, never to the host's), regular files only
+// (a named pipe where a config file is expected is refused, never waited
+// on), each at most maxNodeFile bytes.
 type Files struct{ Root string }
 
-// Path maps a node path under the root.
+// maxNodeFile bounds one node file the doctor reads (configs, kubeconfigs,
+// certificates, unit files).
+const maxNodeFile = 4 << 20
+
+// Path maps a node path under the root, for what is not read as a file
+// (statfs, a socket to dial).
 func (f Files) Path(nodePath string) string {
 	return filepath.Join(f.Root, filepath.Clean("/"+nodePath))
 }
 
-// Read reads a node path.
+// Read reads a node file.
 func (f Files) Read(nodePath string) ([]byte, error) {
-	return os.ReadFile(f.Path(nodePath))
+	r, err := f.open()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.ReadFile(filepath.Clean("/"+nodePath), maxNodeFile)
+}
+
+// ReadDir lists a node directory.
+func (f Files) ReadDir(nodePath string) ([]fs.DirEntry, error) {
+	r, err := f.open()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	d, err := r.Dir(filepath.Clean("/" + nodePath))
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.ReadDir()
 }
 
 // Exists reports whether a node path exists.
 func (f Files) Exists(nodePath string) bool {
-	_, err := os.Stat(f.Path(nodePath))
+	r, err := f.open()
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	_, err = r.Stat(filepath.Clean("/" + nodePath))
 	return err == nil
+}
+
+func (f Files) open() (*inroot.Root, error) {
+	return inroot.Open(f.Root)
+}
+
+// FS is the node's files as an fs.FS (for kubeleteffective), read the same
+// way: inside the root, regular files only.
+func (f Files) FS() fs.FS { return nodeFS{f} }
+
+// nodeFS adapts Files to fs.ReadFileFS, fs.ReadDirFS and fs.StatFS (Open
+// is not needed by what reads it).
+type nodeFS struct{ f Files }
+
+func (n nodeFS) Stat(name string) (fs.FileInfo, error) {
+	r, err := n.f.open()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.Stat(filepath.Clean("/" + name))
+}
+
+func (n nodeFS) Open(name string) (fs.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: errors.ErrUnsupported}
+}
+
+func (n nodeFS) ReadFile(name string) ([]byte, error) { return n.f.Read("/" + name) }
+
+func (n nodeFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	entries, err := n.f.ReadDir("/" + name)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
 }
 
 // KubeletFacts is how the kubelet on this node is configured: what its
@@ -64,9 +129,47 @@ type KubeletFacts struct {
 	Config KubeletConfig
 	// ConfigErr says why the config could not be read.
 	ConfigErr error
-	// Env is the kubelet service's environment from systemd
-	// (DefaultEnvironment, then its own drop-in): proxies, AWS settings.
-	Env map[string]string
+	// UnitEnv is the environment systemd gives kubelet.service (every
+	// drop-in, Environment=, EnvironmentFile=, DefaultEnvironment=).
+	UnitEnv ServiceEnv
+	// PID is the running kubelet's process ID (0: none found), and
+	// ProcessEnv its environment: what the running kubelet actually has.
+	PID        int
+	ProcessEnv map[string]string
+	// ContainerdEnv is the environment systemd gives containerd.service
+	// (its proxy is the one image pulls go through).
+	ContainerdEnv ServiceEnv
+}
+
+// Env is the kubelet's environment: the running kubelet's own when one
+// runs, else the one systemd would start it with. The kubelet's
+// credential plugin runs with exactly this (and nothing of the shell the
+// doctor runs in), and it selects the kubelet's proxy.
+func (k KubeletFacts) Env() map[string]string {
+	if k.ProcessEnv != nil {
+		return k.ProcessEnv
+	}
+	out := make(map[string]string, len(k.UnitEnv.Vars))
+	for name, v := range k.UnitEnv.Vars {
+		out[name] = v.Value
+	}
+	return out
+}
+
+// EnvSource says where the kubelet's variable name comes from.
+func (k KubeletFacts) EnvSource(name string) string {
+	unit, inUnit := k.UnitEnv.Vars[name]
+	switch {
+	case k.ProcessEnv == nil && inUnit:
+		return unit.Source
+	case k.ProcessEnv == nil:
+		return "kubelet.service"
+	case inUnit && unit.Value == k.ProcessEnv[name]:
+		return fmt.Sprintf("%s, as the running kubelet (pid %d) has it", unit.Source, k.PID)
+	case inUnit:
+		return fmt.Sprintf("the running kubelet (pid %d); its unit now says otherwise in %s: restart the kubelet to apply it", k.PID, unit.Source)
+	}
+	return fmt.Sprintf("the running kubelet (pid %d), not set by its unit", k.PID)
 }
 
 // KubeletConfig is the part of the KubeletConfiguration the checks read.
@@ -77,6 +180,7 @@ type KubeletConfig struct {
 	ContainerRuntimeEndpoint string `json:"containerRuntimeEndpoint,omitempty"`
 	TLSCertFile              string `json:"tlsCertFile,omitempty"`
 }
+
 
 // ServingCertPath is where the kubelet keeps its serving certificate.
 func (k KubeletFacts) ServingCertPath() string {
@@ -109,7 +213,11 @@ func (k KubeletFacts) RuntimeEndpoint() string {
 // ReadKubeletFacts reads the kubelet's configuration under the root.
 // hostname is the fallback node name (the kubelet lower-cases it).
 func ReadKubeletFacts(f Files, hostname string) KubeletFacts {
-	k := KubeletFacts{Env: serviceEnvironment(f)}
+	k := KubeletFacts{UnitEnv: unitEnvironment(f, "kubelet.service"), ContainerdEnv: unitEnvironment(f, "containerd.service")}
+	if pid, ok := findProcess(f, "kubelet"); ok {
+		k.PID = pid
+		k.ProcessEnv, _ = processEnvironment(f, pid)
+	}
 	env, err := readEnvFile(f, kubelet.EnvironmentPath)
 	if err == nil {
 		line, ok := env[kubelet.ArgsVariable]
@@ -151,7 +259,7 @@ func readKubeletConfig(f Files, path, dropIns string) (KubeletConfig, error) {
 	if path == "" {
 		return cfg, errors.New("the kubelet has no --config")
 	}
-	merged, err := kubeleteffective.Read(os.DirFS(f.Path("/")), path, dropIns)
+	merged, err := kubeleteffective.Read(f.FS(), path, dropIns)
 	if err != nil {
 		return cfg, fmt.Errorf("kubelet config %s: %w", path, err)
 	}
@@ -180,33 +288,6 @@ func readEnvFile(f Files, path string) (map[string]string, error) {
 		}
 	}
 	return out, sc.Err()
-}
-
-// serviceEnvironment is the kubelet's environment from systemd: the
-// manager's DefaultEnvironment, then the kubelet's own drop-in.
-func serviceEnvironment(f Files) map[string]string {
-	env := map[string]string{}
-	for _, src := range []struct{ path, directive string }{
-		{system.ManagerEnvironmentPath, "DefaultEnvironment"},
-		{system.ServiceDropInPath(kubeletServiceDropInEnv), "Environment"},
-	} {
-		data, err := f.Read(src.path)
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(data), "\n") {
-			value, ok := strings.CutPrefix(strings.TrimSpace(line), src.directive+"=")
-			if !ok {
-				continue
-			}
-			for _, word := range systemdWords(value) {
-				if k, v, ok := strings.Cut(word, "="); ok {
-					env[k] = v
-				}
-			}
-		}
-	}
-	return env
 }
 
 // systemdWords splits a systemd assignment value into words: double or

@@ -42,9 +42,9 @@ func TestReadKubeletFacts(t *testing.T) {
 	if k.ArgsErr != nil || k.ConfigErr != nil {
 		t.Fatalf("errors: %v, %v", k.ArgsErr, k.ConfigErr)
 	}
-	want := map[string]string{"HTTPS_PROXY": "http://ops:p%w\"d@proxy:3128", "NO_PROXY": "localhost", "AWS_REGION": "eu-west-1"}
-	if !reflect.DeepEqual(k.Env, want) {
-		t.Errorf("service environment %q, want %q", k.Env, want)
+	want := map[string]string{"HTTPS_PROXY": "http://ops:p%w\"d@proxy:3128", "NO_PROXY": "localhost", "AWS_REGION": "eu-west-1", "PATH": systemdDefaultPath}
+	if !reflect.DeepEqual(k.Env(), want) {
+		t.Errorf("service environment %q, want %q", k.Env(), want)
 	}
 	if k.NodeName != "ip-10-0-12-34.us-west-2.compute.internal" || k.NameSource != "--hostname-override" || k.NodeIP != "10.0.12.34" ||
 		k.Kubeconfig != "/var/lib/kubelet/kubeconfig" || k.BootstrapKubeconfig != "" {

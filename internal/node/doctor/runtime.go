@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -154,10 +153,23 @@ func systemdState(ctx context.Context, run cmdrun.Runner) ServiceState {
 // processState looks for a kubelet process (no systemd on this host).
 func processState(f Files) ServiceState {
 	s := ServiceState{Source: "process table"}
-	entries, err := os.ReadDir(f.Path("/proc"))
-	if err != nil {
+	if _, err := f.ReadDir("/proc"); err != nil {
 		s.Err = err
 		return s
+	}
+	if pid, ok := findProcess(f, "kubelet"); ok {
+		s.Running, s.State = true, fmt.Sprintf("running (pid %d)", pid)
+		return s
+	}
+	s.State = "no kubelet process"
+	return s
+}
+
+// findProcess returns the first process whose name (comm) is name.
+func findProcess(f Files, name string) (int, bool) {
+	entries, err := f.ReadDir("/proc")
+	if err != nil {
+		return 0, false
 	}
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
@@ -165,13 +177,11 @@ func processState(f Files) ServiceState {
 			continue
 		}
 		comm, err := f.Read(fmt.Sprintf("/proc/%d/comm", pid))
-		if err == nil && strings.TrimSpace(string(comm)) == "kubelet" {
-			s.Running, s.State = true, fmt.Sprintf("running (pid %d)", pid)
-			return s
+		if err == nil && strings.TrimSpace(string(comm)) == name {
+			return pid, true
 		}
 	}
-	s.State = "no kubelet process"
-	return s
+	return 0, false
 }
 
 // journalErrors returns the kubelet's last error lines from the journal.
@@ -185,20 +195,20 @@ func journalErrors(ctx context.Context, run cmdrun.Runner) ([]string, string) {
 
 // fileErrors returns the kubelet's last error lines from its log file.
 func fileErrors(f Files) ([]string, string) {
+	r, err := f.open()
+	if err != nil {
+		return nil, ""
+	}
+	defer r.Close()
 	for _, p := range kubeletLogFiles {
-		fh, err := os.Open(f.Path(p))
+		fh, st, err := r.OpenRegular(p)
 		if err != nil {
-			continue
-		}
-		st, err := fh.Stat()
-		if err != nil || st.IsDir() {
-			fh.Close()
 			continue
 		}
 		if st.Size() > logTailBytes {
 			_, _ = fh.Seek(-logTailBytes, io.SeekEnd)
 		}
-		data, err := io.ReadAll(fh)
+		data, err := io.ReadAll(io.LimitReader(fh, logTailBytes))
 		fh.Close()
 		if err != nil {
 			continue

@@ -1,0 +1,82 @@
+package doctor
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestUnitEnvironment builds kubelet.service's environment the way systemd
+// does, from files placed the ways operators and AWS's own guides place
+// them: a proxy in a drop-in other than nodeboot's, in an EnvironmentFile=
+// (AWS's proxy guide: EnvironmentFile=/etc/environment), a drop-in of the
+// same name in /run hidden by /etc, the type-wide service.d, and
+// UnsetEnvironment=.
+func TestUnitEnvironment(t *testing.T) {
+	root := t.TempDir()
+	for p, data := range map[string]string{
+		"/etc/systemd/system.conf":                               "[Manager]\nDefaultEnvironment=\"HTTP_PROXY=http://default:3128\" LANG=C\n",
+		"/etc/systemd/system.conf.d/10-env.conf":                 "[Manager]\nDefaultEnvironment=\"NO_PROXY=from-manager\"\n",
+		"/usr/lib/systemd/system/kubelet.service":                "[Unit]\nDescription=kubelet\n[Service]\nEnvironment=FROM_FRAGMENT=1 \"NO_PROXY=from-fragment\"\nExecStart=/usr/bin/kubelet\n",
+		"/etc/systemd/system/kubelet.service.d/10-nodeboot.conf": "[Service]\nEnvironment=\"AWS_REGION=us-west-2\"\n",
+		"/etc/systemd/system/kubelet.service.d/http-proxy.conf":  "[Service]\nEnvironmentFile=/etc/environment\nEnvironmentFile=-/etc/sysconfig/optional-missing\n",
+		"/run/systemd/system/kubelet.service.d/http-proxy.conf":  "[Service]\nEnvironment=HIDDEN=1\n",
+		"/usr/lib/systemd/system/service.d/50-all.conf":          "[Service]\nEnvironment=ALL_SERVICES=yes\n",
+		"/etc/systemd/system/kubelet.service.d/zz-unset.conf":    "[Service]\nUnsetEnvironment=LANG\nEnvironment=\\\n  \"CONTINUED=a b\"\n",
+		"/etc/environment": "# AWS guide\nHTTPS_PROXY=http://proxy.internal:3128\nNO_PROXY=\"localhost,127.0.0.1,169.254.169.254,.internal\"\nexport_ignored\n",
+	} {
+		write(t, root, p, data)
+	}
+	env := unitEnvironment(Files{Root: root}, "kubelet.service")
+	want := map[string]string{
+		"PATH": systemdDefaultPath, "HTTP_PROXY": "http://default:3128", "FROM_FRAGMENT": "1", "AWS_REGION": "us-west-2",
+		"ALL_SERVICES": "yes", "HTTPS_PROXY": "http://proxy.internal:3128", "NO_PROXY": "localhost,127.0.0.1,169.254.169.254,.internal",
+		"CONTINUED": "a b",
+	}
+	got := map[string]string{}
+	for k, v := range env.Vars {
+		got[k] = v.Value
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("environment\n got %q\nwant %q", got, want)
+	}
+	if src := env.Vars["HTTPS_PROXY"].Source; src != "/etc/environment (EnvironmentFile= in /etc/systemd/system/kubelet.service.d/http-proxy.conf)" {
+		t.Errorf("HTTPS_PROXY source %q", src)
+	}
+	wantFiles := []string{"/usr/lib/systemd/system/kubelet.service", "/etc/systemd/system/kubelet.service.d/10-nodeboot.conf",
+		"/usr/lib/systemd/system/service.d/50-all.conf", "/etc/systemd/system/kubelet.service.d/http-proxy.conf", "/etc/systemd/system/kubelet.service.d/zz-unset.conf"}
+	if !reflect.DeepEqual(env.Files, wantFiles) {
+		t.Errorf("files %q, want %q", env.Files, wantFiles)
+	}
+	if len(env.Problems) != 0 {
+		t.Errorf("problems %q", env.Problems)
+	}
+
+	write(t, root, "/etc/systemd/system/kubelet.service.d/http-proxy.conf", "[Service]\nEnvironmentFile=/etc/sysconfig/kubelet-proxy\n")
+	env = unitEnvironment(Files{Root: root}, "kubelet.service")
+	if len(env.Problems) != 1 || !strings.Contains(env.Problems[0], "EnvironmentFile=/etc/sysconfig/kubelet-proxy") {
+		t.Errorf("a missing required EnvironmentFile= is not a problem: %q", env.Problems)
+	}
+}
+
+func TestParseEnvFile(t *testing.T) {
+	got := parseEnvFile([]byte("A=1\n; comment\n#x=y\nB=\"two words\\n\"\nC='single $NOT'\nD=cont\\\ninued\n bad key=1\nE\n"))
+	want := map[string]string{"A": "1", "B": "two words\n", "C": "single $NOT", "D": "continued"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("parseEnvFile = %q, want %q", got, want)
+	}
+}
+
+// FuzzParseEnvFile: any environment file parses without panicking, into
+// names without blanks or "=".
+func FuzzParseEnvFile(f *testing.F) {
+	f.Add([]byte("HTTPS_PROXY=http://p:3128\nNO_PROXY=\"a,b\"\n"))
+	f.Add([]byte("A=\\\n\\\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for k := range parseEnvFile(data) {
+			if k == "" || strings.ContainsAny(k, " \t=") {
+				t.Fatalf("name %q", k)
+			}
+		}
+	})
+}
