@@ -18,6 +18,7 @@ import (
 type API interface {
 	DescribeInstances(ctx context.Context, in *sdkec2.DescribeInstancesInput, optFns ...func(*sdkec2.Options)) (*sdkec2.DescribeInstancesOutput, error)
 	DescribeInstanceTypes(ctx context.Context, in *sdkec2.DescribeInstanceTypesInput, optFns ...func(*sdkec2.Options)) (*sdkec2.DescribeInstanceTypesOutput, error)
+	DescribeSecurityGroups(ctx context.Context, in *sdkec2.DescribeSecurityGroupsInput, optFns ...func(*sdkec2.Options)) (*sdkec2.DescribeSecurityGroupsOutput, error)
 }
 
 // Default bounds of the wait for a non-empty PrivateDnsName. nodeadm waits up
@@ -65,7 +66,7 @@ type Client struct {
 // policy and the endpoint overrides). It does no I/O.
 func New(cfg aws.Config, wait NameWait) *Client {
 	c := sdkec2.NewFromConfig(cfg)
-	return NewWithAPI(sdkClient{c.DescribeInstances, c.DescribeInstanceTypes}, wait)
+	return NewWithAPI(sdkClient{c.DescribeInstances, c.DescribeInstanceTypes, c.DescribeSecurityGroups}, wait)
 }
 
 // sdkClient calls the SDK client's operations through method values. Held in
@@ -76,6 +77,12 @@ func New(cfg aws.Config, wait NameWait) *Client {
 type sdkClient struct {
 	describeInstances     func(context.Context, *sdkec2.DescribeInstancesInput, ...func(*sdkec2.Options)) (*sdkec2.DescribeInstancesOutput, error)
 	describeInstanceTypes func(context.Context, *sdkec2.DescribeInstanceTypesInput, ...func(*sdkec2.Options)) (*sdkec2.DescribeInstanceTypesOutput, error)
+	describeSecurityGroups func(context.Context, *sdkec2.DescribeSecurityGroupsInput, ...func(*sdkec2.Options)) (*sdkec2.DescribeSecurityGroupsOutput, error)
+}
+
+// DescribeSecurityGroups calls ec2:DescribeSecurityGroups.
+func (s sdkClient) DescribeSecurityGroups(ctx context.Context, in *sdkec2.DescribeSecurityGroupsInput, optFns ...func(*sdkec2.Options)) (*sdkec2.DescribeSecurityGroupsOutput, error) {
+	return s.describeSecurityGroups(ctx, in, optFns...)
 }
 
 // DescribeInstances calls ec2:DescribeInstances.

@@ -3,6 +3,7 @@ package ec2
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -263,6 +264,18 @@ func TestInstanceTypeLimits(t *testing.T) {
 			want: Limits{DefaultENIs: 15, IPv4PerENI: 50, VCPUs: 96},
 		},
 		{
+			name: "accelerators",
+			it:   awstest.InstanceType{Name: "g4dn.xlarge", Hypervisor: "nitro", VCPUs: 4, MaxENIs: 3, IPv4PerENI: 10, NVIDIAGPUs: 1},
+			ask:  "g4dn.xlarge",
+			want: Limits{DefaultENIs: 3, IPv4PerENI: 10, VCPUs: 4, Hypervisor: "nitro", NVIDIAGPUs: 1},
+		},
+		{
+			name: "neuron devices",
+			it:   awstest.InstanceType{Name: "inf2.xlarge", Hypervisor: "nitro", VCPUs: 4, MaxENIs: 4, IPv4PerENI: 15, NeuronDevices: 1},
+			ask:  "inf2.xlarge",
+			want: Limits{DefaultENIs: 4, IPv4PerENI: 15, VCPUs: 4, Hypervisor: "nitro", NeuronDevices: 1},
+		},
+		{
 			name:    "unknown type",
 			it:      awstest.InstanceType{Name: "m5.large", MaxENIs: 3, IPv4PerENI: 10},
 			ask:     "zz9.huge",
@@ -288,6 +301,32 @@ func TestInstanceTypeLimits(t *testing.T) {
 				t.Errorf("requests = %v, want one DescribeInstanceTypes for %s", reqs, tc.ask)
 			}
 		})
+	}
+}
+
+// TestInstanceSecurityGroups reads an instance's groups and their rules
+// through the SDK from the EC2 stub.
+func TestInstanceSecurityGroups(t *testing.T) {
+	c, stub := newTestClient(t, 3, fastWait)
+	stub.AddInstance(awstest.Instance{ID: "i-1", InstanceType: "m5.large", SecurityGroups: []string{"sg-node", "sg-extra"}})
+	stub.AddSecurityGroup(awstest.SecurityGroup{ID: "sg-node", Name: "nodes",
+		Ingress: []awstest.Permission{{Protocol: "tcp", FromPort: 10250, ToPort: 10250, Groups: []string{"sg-cluster"}}},
+		Egress:  []awstest.Permission{{Protocol: "-1", CIDRs: []string{"0.0.0.0/0"}}}})
+	stub.AddSecurityGroup(awstest.SecurityGroup{ID: "sg-extra", Name: "extra"})
+	got, err := c.InstanceSecurityGroups(t.Context(), "i-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []SecurityGroup{
+		{ID: "sg-node", Name: "nodes", Ingress: []Permission{{Protocol: "tcp", FromPort: 10250, ToPort: 10250, Groups: []string{"sg-cluster"}}},
+			Egress: []Permission{{Protocol: "-1", CIDRs: []string{"0.0.0.0/0"}}}},
+		{ID: "sg-extra", Name: "extra", Ingress: []Permission{}, Egress: []Permission{}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("groups\n got %+v\nwant %+v", got, want)
+	}
+	if _, err := c.SecurityGroups(t.Context(), []string{"sg-missing"}); err == nil || !strings.Contains(err.Error(), "InvalidGroup.NotFound") {
+		t.Errorf("unknown group: %v", err)
 	}
 }
 

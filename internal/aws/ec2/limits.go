@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	sdkec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
@@ -23,6 +24,9 @@ type Limits struct {
 	VCPUs       int
 	// Hypervisor is "nitro", "xen" or "" (bare metal).
 	Hypervisor string
+	// NVIDIAGPUs and NeuronDevices count the type's accelerators (gpuInfo
+	// made by NVIDIA, neuronInfo).
+	NVIDIAGPUs, NeuronDevices int
 }
 
 // NetworkLimits converts l to the hub status form, with Source "ec2".
@@ -53,6 +57,18 @@ func limitsOf(it types.InstanceTypeInfo) Limits {
 	l := Limits{Hypervisor: string(it.Hypervisor)}
 	if it.VCpuInfo != nil {
 		l.VCPUs = int(deref(it.VCpuInfo.DefaultVCpus))
+	}
+	if g := it.GpuInfo; g != nil {
+		for _, d := range g.Gpus {
+			if strings.EqualFold(deref(d.Manufacturer), "NVIDIA") {
+				l.NVIDIAGPUs += int(deref(d.Count))
+			}
+		}
+	}
+	if n := it.NeuronInfo; n != nil {
+		for _, d := range n.NeuronDevices {
+			l.NeuronDevices += int(deref(d.Count))
+		}
 	}
 	if n := it.NetworkInfo; n != nil {
 		l.IPv4PerENI = int(deref(n.Ipv4AddressesPerInterface))

@@ -40,6 +40,11 @@ type ClusterInfo struct {
 	OutpostARN string `json:"outpostARN,omitempty"`
 	Status     string `json:"status,omitempty"`
 	Version    string `json:"version,omitempty"`
+	// ClusterSecurityGroupID is the security group EKS attaches to the
+	// control plane's network interfaces (and to managed nodes);
+	// SecurityGroupIDs are the additional ones given at creation.
+	ClusterSecurityGroupID string   `json:"clusterSecurityGroupId,omitempty"`
+	SecurityGroupIDs       []string `json:"securityGroupIds,omitempty"`
 }
 
 // ServiceCIDR returns the service CIDR of the cluster's IP family.
@@ -112,6 +117,10 @@ func clusterInfoOf(name string, c *types.Cluster) (ClusterInfo, error) {
 		info.ServiceIPv4CIDR = aws.ToString(n.ServiceIpv4Cidr)
 		info.ServiceIPv6CIDR = aws.ToString(n.ServiceIpv6Cidr)
 		info.IPFamily = string(n.IpFamily)
+	}
+	if v := c.ResourcesVpcConfig; v != nil {
+		info.ClusterSecurityGroupID = aws.ToString(v.ClusterSecurityGroupId)
+		info.SecurityGroupIDs = v.SecurityGroupIds
 	}
 	if o := c.OutpostConfig; o != nil && len(o.OutpostArns) > 0 {
 		info.OutpostARN = o.OutpostArns[0]

@@ -63,6 +63,15 @@ func TestDescribeCluster(t *testing.T) {
 			wantCalls: 1,
 		},
 		{
+			name: "security groups",
+			cluster: awstest.Cluster{Name: "sg", Endpoint: "https://10.0.0.1", CA: testCA, ServiceIPv4CIDR: "172.20.0.0/16",
+				ClusterSecurityGroupID: "sg-cluster", SecurityGroupIDs: []string{"sg-extra"}},
+			ask: "sg",
+			want: ClusterInfo{Name: "sg", Endpoint: "https://10.0.0.1", CA: testCA, ServiceIPv4CIDR: "172.20.0.0/16", Status: "ACTIVE",
+				ClusterSecurityGroupID: "sg-cluster", SecurityGroupIDs: []string{"sg-extra"}},
+			wantCalls: 1,
+		},
+		{
 			name: "ipv6 outpost cluster",
 			cluster: awstest.Cluster{Name: "edge", Endpoint: "https://10.0.0.1", CA: testCA, ServiceIPv4CIDR: "10.100.0.0/16",
 				ServiceIPv6CIDR: "fd30:1c53:5f8a::/108", IPFamily: "ipv6", ID: "0123abcd-4567",

@@ -121,3 +121,21 @@ func TestCallersBackoffIsUsed(t *testing.T) {
 		}
 	}
 }
+
+// TestSDKHeaderTimeoutBoundsEachAttempt pins SDKResponseHeaderTimeout to
+// what the client does: a service answering later than it fails every
+// attempt (as an IMDS answering in 1–2 s fails init), one answering well
+// within it succeeds. The doctor grades IMDS latency against it.
+func TestSDKHeaderTimeoutBoundsEachAttempt(t *testing.T) {
+	slow := newFakeIMDS(t)
+	slow.SetDelay("meta-data/mac", 2*SDKResponseHeaderTimeout)
+	_, err := awstest.Within(t, func() (string, error) { return New(fastOptions(slow.URL, 2)).MAC(t.Context()) })
+	if err == nil || !strings.Contains(err.Error(), "gave up after 2 attempts") {
+		t.Errorf("answers after %s: %v, want every attempt to time out", 2*SDKResponseHeaderTimeout, err)
+	}
+	fast := newFakeIMDS(t)
+	fast.SetDelay("meta-data/mac", SDKResponseHeaderTimeout/5)
+	if _, err := awstest.Within(t, func() (string, error) { return New(fastOptions(fast.URL, 2)).MAC(t.Context()) }); err != nil {
+		t.Errorf("answers after %s: %v", SDKResponseHeaderTimeout/5, err)
+	}
+}

@@ -40,6 +40,15 @@ const (
 	DefaultMaxDelay    = time.Second
 )
 
+// The AWS SDK's own limits on each IMDS request, which init's client keeps
+// (resolveHTTPClient in feature/ec2/imds, unexported there): a metadata
+// service slower than these fails every one of init's attempts. The
+// doctor grades the service's latency against them.
+const (
+	SDKDialTimeout           = 250 * time.Millisecond
+	SDKResponseHeaderTimeout = 500 * time.Millisecond
+)
+
 // Time and size bounds. Every request (connect, headers and body) ends
 // within DefaultRequestTimeout and every lookup, retries included, within
 // DefaultLookupTimeout; the SDK's own IMDS limits also apply to each request

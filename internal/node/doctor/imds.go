@@ -8,18 +8,24 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/nodeboot/nodeboot/internal/aws/imds"
 )
 
-// IMDS defaults.
+// IMDS defaults. Answers are graded against init's own limits: the AWS
+// SDK's client gives each request 250 ms to connect and 500 ms for the
+// answer's headers, and init gives up after 60 such attempts.
 const (
 	defaultIMDSEndpoint = "http://169.254.169.254"
 	imdsStepBound       = 2 * time.Second
-	imdsSlow            = time.Second
 	imdsTokenTTL        = "60"
+	// imdsSlow is half of init's header limit: slower is a warning.
+	imdsSlow = imds.SDKResponseHeaderTimeout / 2
 )
 
 // IMDSStep is one request to the metadata service.
@@ -28,6 +34,20 @@ type IMDSStep struct {
 	Status int
 	Err    error
 	Took   time.Duration
+	// Connect is the TCP connect's time, Headers the wait for the
+	// answer's first byte after the request was sent.
+	Connect, Headers time.Duration
+}
+
+// tooSlowForInit says which of init's limits the step exceeded, or "".
+func (s IMDSStep) tooSlowForInit() string {
+	switch {
+	case s.Connect > imds.SDKDialTimeout:
+		return fmt.Sprintf("connecting took %s, over the %s init allows", ms(s.Connect), imds.SDKDialTimeout)
+	case s.Headers > imds.SDKResponseHeaderTimeout:
+		return fmt.Sprintf("the answer took %s, over the %s init waits for it", ms(s.Headers), imds.SDKResponseHeaderTimeout)
+	}
+	return ""
 }
 
 func (s IMDSStep) ok() bool { return s.Err == nil && s.Status == http.StatusOK }
@@ -111,10 +131,12 @@ func imdsDo(ctx context.Context, c *http.Client, method, url string, header map[
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
+	var step IMDSStep
+	req = req.WithContext(httptrace.WithClientTrace(ctx, stepTrace(&step)))
 	sample := ClockSample{Sent: time.Now()}
 	resp, err := c.Do(req)
 	sample.Received = time.Now()
-	step := IMDSStep{Err: err, Took: sample.Received.Sub(sample.Sent)}
+	step.Err, step.Took = err, sample.Received.Sub(sample.Sent)
 	if err != nil {
 		return nil, step, ClockSample{}
 	}
@@ -130,6 +152,17 @@ func imdsDo(ctx context.Context, c *http.Client, method, url string, header map[
 		sample = ClockSample{}
 	}
 	return body, step, sample
+}
+
+// stepTrace times a request's connect and its wait for the answer.
+func stepTrace(step *IMDSStep) *httptrace.ClientTrace {
+	var connectStart, wrote time.Time
+	return &httptrace.ClientTrace{
+		ConnectStart:         func(string, string) { connectStart = time.Now() },
+		ConnectDone:          func(string, string, error) { step.Connect = time.Since(connectStart) },
+		WroteRequest:         func(httptrace.WroteRequestInfo) { wrote = time.Now() },
+		GotFirstResponseByte: func() { step.Headers = time.Since(wrote) },
+	}
 }
 
 // Network failure causes, as named in reports.
@@ -188,14 +221,36 @@ func imdsVerdict(ev IMDSEvidence) Result {
 	default:
 		r.Summary = fmt.Sprintf("IMDSv2 token and identity document: %s (%s, %s, %s)", ev.Doc.InstanceID, ev.Doc.InstanceType, ev.Doc.AvailabilityZone, ev.Doc.Region)
 		r.Evidence = append(r.Evidence, fmt.Sprintf("identity document in %s", ms(id.Took)))
-		r.Verdict = OK
-		if slow := max(ev.Token.Took, id.Took); slow > imdsSlow {
-			r.Verdict = Warn
-			r.Summary += fmt.Sprintf("; slow (%s)", ms(slow))
-			r.Action = "Metadata answers this slow delay every boot: check for packet loss or a busy host."
-		}
+		gradeLatency(&r, ev.Token, id)
 	}
 	return r
+}
+
+// gradeLatency judges answers that came against init's limits: every
+// request over them fails init's attempts (a failure); one over them, or
+// any over half of them, is a warning.
+func gradeLatency(r *Result, steps ...IMDSStep) {
+	r.Verdict = OK
+	var over []string
+	slowest := time.Duration(0)
+	for _, s := range steps {
+		r.Evidence = append(r.Evidence, fmt.Sprintf("connect %s, answer %s", ms(s.Connect), ms(s.Headers)))
+		if why := s.tooSlowForInit(); why != "" {
+			over = append(over, why)
+		}
+		slowest = max(slowest, s.Headers, s.Connect)
+	}
+	limits := fmt.Sprintf("init's metadata client allows %s to connect and %s for each answer, and gives up after %d attempts",
+		imds.SDKDialTimeout, imds.SDKResponseHeaderTimeout, imds.DefaultMaxAttempts)
+	switch {
+	case len(over) == len(steps):
+		r.Verdict, r.Summary = Fail, "too slow for init: "+strings.Join(over, "; ")+" ("+limits+")"
+		r.Action = "Find what delays 169.254.169.254 on this host (packet loss, a firewall or proxy in the path, CPU starvation at boot): init fails at this latency."
+	case len(over) > 0 || slowest > imdsSlow:
+		r.Verdict = Warn
+		r.Summary += fmt.Sprintf("; slow: up to %s (%s)", ms(slowest), limits)
+		r.Action = "Metadata answers near init's limit: check for packet loss or a busy host before it makes boots fail."
+	}
 }
 
 func imdsTokenFailure(r Result, ev IMDSEvidence) Result {

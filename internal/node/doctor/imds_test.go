@@ -7,9 +7,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
 
 func opErr(errno syscall.Errno) error {
@@ -17,14 +20,19 @@ func opErr(errno syscall.Errno) error {
 }
 
 func TestIMDSVerdict(t *testing.T) {
-	ok := IMDSStep{Status: 200, Took: 3 * time.Millisecond}
+	ok := IMDSStep{Status: 200, Took: 3 * time.Millisecond, Connect: time.Millisecond, Headers: 2 * time.Millisecond}
+	slow := IMDSStep{Status: 200, Took: 1500 * time.Millisecond, Connect: time.Millisecond, Headers: 1500 * time.Millisecond}
 	doc := InstanceIdentity{InstanceID: "i-0123", Region: "us-west-2", InstanceType: "m5.large", AvailabilityZone: "us-west-2a"}
 	timeout := IMDSStep{Err: context.DeadlineExceeded, Took: 2 * time.Second}
 	checkVerdicts(t, CheckIMDS, []verdictCase{
 		{name: "token and identity", got: imdsVerdict(IMDSEvidence{Endpoint: "http://169.254.169.254", Token: ok, Identity: ok, Doc: doc}),
 			verdict: OK, summary: []string{"i-0123", "m5.large", "us-west-2a"}},
-		{name: "slow answers", got: imdsVerdict(IMDSEvidence{Token: IMDSStep{Status: 200, Took: 1500 * time.Millisecond}, Identity: ok, Doc: doc}),
-			verdict: Warn, summary: []string{"slow"}},
+		{name: "one answer over init's limit", got: imdsVerdict(IMDSEvidence{Token: slow, Identity: ok, Doc: doc}),
+			verdict: Warn, summary: []string{"slow", "500ms for each answer"}},
+		{name: "every answer over init's limit", got: imdsVerdict(IMDSEvidence{Token: slow, Identity: slow, Doc: doc}),
+			verdict: Fail, summary: []string{"too slow for init", "the answer took 1.5s, over the 500ms init waits for it", "gives up after 60 attempts"}},
+		{name: "slow connects", got: imdsVerdict(IMDSEvidence{Token: IMDSStep{Status: 200, Connect: 400 * time.Millisecond}, Identity: IMDSStep{Status: 200, Connect: 300 * time.Millisecond}, Doc: doc}),
+			verdict: Fail, summary: []string{"connecting took 400ms, over the 250ms init allows"}},
 		{name: "network not up", got: imdsVerdict(IMDSEvidence{Token: IMDSStep{Err: opErr(syscall.ENETUNREACH)}, V1: &IMDSStep{Err: opErr(syscall.ENETUNREACH)}}),
 			verdict: Fail, summary: []string{"network not up", "network unreachable"}},
 		{name: "nothing listens", got: imdsVerdict(IMDSEvidence{Token: IMDSStep{Err: opErr(syscall.ECONNREFUSED)}}),
@@ -103,6 +111,16 @@ func TestIMDSProbe(t *testing.T) {
 		ev := IMDSProbe{Endpoint: "http://" + addr}.Probe(ctx)
 		if netCause(ev.Token.Err) != causeRefused {
 			t.Errorf("token step %+v: want connection refused", ev.Token)
+		}
+	})
+	t.Run("answers slower than init allows", func(t *testing.T) {
+		s := awstest.NewIMDS(t)
+		s.SetIdentity("i-0slow", "us-west-2", "m5.large", "us-west-2a")
+		s.SetDelay(awstest.PathToken, 1200*time.Millisecond)
+		s.SetDelay(awstest.PathIdentity, 1200*time.Millisecond)
+		ev := IMDSProbe{Endpoint: s.URL}.Probe(ctx)
+		if r := imdsVerdict(ev); r.Verdict != Fail || !strings.Contains(r.Summary, "too slow for init") {
+			t.Errorf("verdict %+v (token %+v)", r, ev.Token)
 		}
 	})
 	t.Run("environment", func(t *testing.T) {

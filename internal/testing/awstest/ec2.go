@@ -44,6 +44,8 @@ type Instance struct {
 	// ImageID and Tags are imageId and tagSet.
 	ImageID string
 	Tags    map[string]string
+	// SecurityGroups are the IDs in groupSet (the primary interface's).
+	SecurityGroups []string
 }
 
 // InstanceType is one EC2 instance type the EC2 server knows.
@@ -59,6 +61,8 @@ type InstanceType struct {
 	// CardENIs lists maximumNetworkInterfaces per network card index; empty
 	// means one card with MaxENIs.
 	CardENIs []int
+	// NVIDIAGPUs and NeuronDevices are gpuInfo's and neuronInfo's counts.
+	NVIDIAGPUs, NeuronDevices int
 }
 
 // EC2 is a local EC2 Query-protocol server for DescribeInstances and
@@ -75,6 +79,7 @@ type EC2 struct {
 	requests  []url.Values
 	templates map[string]*launchTemplate
 	tokens    map[string]tokenUse // CreateLaunchTemplateVersion ClientToken → result
+	groups    map[string]SecurityGroup
 }
 
 // NewEC2 starts an EC2 server that lives until the test ends.
@@ -147,6 +152,8 @@ func (s *EC2) serve(w http.ResponseWriter, r *http.Request) {
 		s.createLaunchTemplateVersion(w, form)
 	case ActionDescribeLaunchTemplateVersions:
 		s.describeLaunchTemplateVersions(w, form)
+	case ActionDescribeSecurityGroups:
+		s.describeSecurityGroups(w, form)
 	default:
 		writeEC2Error(w, Fault{Status: http.StatusBadRequest, Code: "InvalidAction", Message: "The action " + action + " is not valid for this web service."})
 	}
@@ -260,7 +267,27 @@ func xmlInstanceTypeOf(it InstanceType) xmlInstanceType {
 	for i, n := range cards {
 		x.Network.Cards = append(x.Network.Cards, xmlCard{Index: i, MaxENIs: n})
 	}
+	if it.NVIDIAGPUs > 0 {
+		x.GPU = &xmlGPUInfo{GPUs: []xmlAccelerator{{Name: "T4", Manufacturer: "NVIDIA", Count: it.NVIDIAGPUs}}}
+	}
+	if it.NeuronDevices > 0 {
+		x.Neuron = &xmlNeuronInfo{Devices: []xmlAccelerator{{Name: "Inferentia2", Count: it.NeuronDevices}}}
+	}
 	return x
+}
+
+type xmlGPUInfo struct {
+	GPUs []xmlAccelerator `xml:"gpus>item"`
+}
+
+type xmlNeuronInfo struct {
+	Devices []xmlAccelerator `xml:"neuronDevices>item"`
+}
+
+type xmlAccelerator struct {
+	Name         string `xml:"name"`
+	Manufacturer string `xml:"manufacturer,omitempty"`
+	Count        int    `xml:"count"`
 }
 
 type describeInstancesResponse struct {
@@ -290,10 +317,12 @@ type describeInstanceTypesResponse struct {
 }
 
 type xmlInstanceType struct {
-	Name       string     `xml:"instanceType"`
-	Hypervisor string     `xml:"hypervisor,omitempty"`
-	VCPU       xmlVCPU    `xml:"vCpuInfo"`
-	Network    xmlNetwork `xml:"networkInfo"`
+	Name       string         `xml:"instanceType"`
+	Hypervisor string         `xml:"hypervisor,omitempty"`
+	VCPU       xmlVCPU        `xml:"vCpuInfo"`
+	Network    xmlNetwork     `xml:"networkInfo"`
+	GPU        *xmlGPUInfo    `xml:"gpuInfo,omitempty"`
+	Neuron     *xmlNeuronInfo `xml:"neuronInfo,omitempty"`
 }
 
 type xmlVCPU struct {

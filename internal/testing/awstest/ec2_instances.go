@@ -84,6 +84,7 @@ type xmlInstance struct {
 	IPv6           string                `xml:"ipv6Address,omitempty"`
 	Interfaces     []xmlNetworkInterface `xml:"networkInterfaceSet>item"`
 	Tags           []xmlTag              `xml:"tagSet>item,omitempty"`
+	Groups         []xmlGroupIdentifier  `xml:"groupSet>item,omitempty"`
 }
 
 type xmlTag struct {
@@ -139,6 +140,9 @@ func xmlInstanceOf(in *Instance, name string) xmlInstance {
 	}
 	for _, k := range slices.Sorted(maps.Keys(in.Tags)) {
 		x.Tags = append(x.Tags, xmlTag{Key: k, Value: in.Tags[k]})
+	}
+	for _, g := range in.SecurityGroups {
+		x.Groups = append(x.Groups, xmlGroupIdentifier{ID: g})
 	}
 	for i, ni := range in.Interfaces {
 		xi := xmlNetworkInterface{

@@ -36,6 +36,10 @@ type Cluster struct {
 	// API_AND_CONFIG_MAP, API); empty leaves accessConfig out, as for a
 	// cluster older than access entries.
 	AuthenticationMode string
+	// ClusterSecurityGroupID and SecurityGroupIDs are resourcesVpcConfig's
+	// clusterSecurityGroupId and (additional) securityGroupIds.
+	ClusterSecurityGroupID string
+	SecurityGroupIDs       []string
 }
 
 // EKS is a local EKS REST-JSON server for DescribeCluster (GET /clusters/<name>).
@@ -132,6 +136,11 @@ func clusterJSON(c Cluster) map[string]any {
 	}
 	if c.AuthenticationMode != "" {
 		out["accessConfig"] = map[string]any{"authenticationMode": c.AuthenticationMode, "bootstrapClusterCreatorAdminPermissions": true}
+	}
+	if c.ClusterSecurityGroupID != "" || len(c.SecurityGroupIDs) > 0 {
+		vpc := map[string]any{"securityGroupIds": append([]string{}, c.SecurityGroupIDs...)}
+		setIf(vpc, "clusterSecurityGroupId", c.ClusterSecurityGroupID)
+		out["resourcesVpcConfig"] = vpc
 	}
 	if c.OutpostARN != "" {
 		out["outpostConfig"] = map[string]any{"outpostArns": []string{c.OutpostARN}, "controlPlaneInstanceType": "m5.large"}
