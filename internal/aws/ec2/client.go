@@ -75,8 +75,8 @@ func New(cfg aws.Config, wait NameWait) *Client {
 // methods up by name (text/template and godbus do), the linker keeps every
 // exported method of every type that may end up in an interface.
 type sdkClient struct {
-	describeInstances     func(context.Context, *sdkec2.DescribeInstancesInput, ...func(*sdkec2.Options)) (*sdkec2.DescribeInstancesOutput, error)
-	describeInstanceTypes func(context.Context, *sdkec2.DescribeInstanceTypesInput, ...func(*sdkec2.Options)) (*sdkec2.DescribeInstanceTypesOutput, error)
+	describeInstances      func(context.Context, *sdkec2.DescribeInstancesInput, ...func(*sdkec2.Options)) (*sdkec2.DescribeInstancesOutput, error)
+	describeInstanceTypes  func(context.Context, *sdkec2.DescribeInstanceTypesInput, ...func(*sdkec2.Options)) (*sdkec2.DescribeInstanceTypesOutput, error)
 	describeSecurityGroups func(context.Context, *sdkec2.DescribeSecurityGroupsInput, ...func(*sdkec2.Options)) (*sdkec2.DescribeSecurityGroupsOutput, error)
 }
 
