@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nodeboot/nodeboot/internal/aws/awsconfig"
+	"github.com/nodeboot/nodeboot/internal/aws/ec2"
+	"github.com/nodeboot/nodeboot/internal/aws/eks"
 	"github.com/nodeboot/nodeboot/internal/aws/imds"
 	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
@@ -40,6 +43,21 @@ func newDoctor(inv Invocation, env Env, log *slog.Logger) doctor.Doctor {
 		CheckUserData: func(ctx context.Context, sources []string) (diag.CheckReport, error) {
 			return a.Check(ctx, sources)
 		},
+		ClusterName: func(ctx context.Context, sources []string) (string, error) {
+			in, err := a.Read(ctx, sources)
+			if err != nil {
+				return "", err
+			}
+			spec, _, err := in.Merged()
+			return spec.Cluster.Name, err
+		},
+		AWS: func(ctx context.Context, region string) (doctor.AWS, error) {
+			cfg, err := awsconfig.LoadNode(ctx, awsconfig.Options{Region: region, Logger: log})
+			if err != nil {
+				return nil, err
+			}
+			return doctorAWS{ec2: ec2.New(cfg, ec2.NameWait{}), eks: eks.New(cfg)}, nil
+		},
 		IMDS:           doctor.IMDSProbe{Getenv: env.Getenv},
 		Commands:       cmdrun.Exec{},
 		KubeletVersion: host.Probe{Root: inv.Root, Run: host.ExecRunner{}}.KubeletVersion,
@@ -50,6 +68,26 @@ func newDoctor(inv Invocation, env Env, log *slog.Logger) doctor.Doctor {
 			return doctor.InstanceRole{ProfileARN: r.ProfileARN, RoleName: r.RoleName}, err
 		},
 	}
+}
+
+// doctorAWS is what the doctor asks AWS: DescribeCluster fresh (never
+// the boot's cached answer), the instance's security groups and its
+// type's accelerators.
+type doctorAWS struct {
+	ec2 *ec2.Client
+	eks *eks.Client
+}
+
+func (c doctorAWS) DescribeCluster(ctx context.Context, name string) (eks.ClusterInfo, error) {
+	return c.eks.DescribeCluster(ctx, name)
+}
+
+func (c doctorAWS) InstanceSecurityGroups(ctx context.Context, instanceID string) ([]ec2.SecurityGroup, error) {
+	return c.ec2.InstanceSecurityGroups(ctx, instanceID)
+}
+
+func (c doctorAWS) InstanceTypeLimits(ctx context.Context, instanceType string) (ec2.Limits, error) {
+	return c.ec2.InstanceTypeLimits(ctx, instanceType)
 }
 
 // hostname is the host's name, or under another --root its /etc/hostname.

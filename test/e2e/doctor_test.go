@@ -36,8 +36,7 @@ import (
 const supportDir = "/var/log/support"
 
 // checkOrder is the order doctor reports its checks in.
-var checkOrder = []string{doctor.CheckUserData, doctor.CheckIMDS, doctor.CheckClock, doctor.CheckEndpoint, doctor.CheckCredential,
-	doctor.CheckIdentity, doctor.CheckRegistered, doctor.CheckServingCert, doctor.CheckVersions, doctor.CheckRuntime}
+var checkOrder = doctor.CheckOrder
 
 // nodeEnv is the environment of a command an operator runs on the node:
 // the instance's metadata and EC2 endpoints, and the AMI's PATH (Debian's

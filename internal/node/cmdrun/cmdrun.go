@@ -79,15 +79,30 @@ func (Exec) Run(ctx context.Context, c Cmd) Result {
 		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
 		defer cancel()
 	}
+	prog, ok := c.path()
+	if !ok {
+		return Result{ExitCode: -1, Err: fmt.Errorf("%s: %w (not on its PATH)", c.Name, ErrNotInstalled)}
+	}
 	limit := c.MaxOutput
 	if limit <= 0 {
 		limit = DefaultMaxOutput
 	}
 	stdout, stderr := &capped{limit: limit, tail: c.KeepTail}, &capped{limit: limit, tail: c.KeepTail}
-	prog, ok := c.path()
-	if !ok {
-		return Result{ExitCode: -1, Err: fmt.Errorf("%s: %w (not on its PATH)", c.Name, ErrNotInstalled)}
+	cmd := c.command(ctx, prog, stdout, stderr)
+	start := time.Now()
+	err := cmd.Run()
+	res := Result{Stdout: stdout.bytes(), Stderr: stderr.bytes(), Duration: time.Since(start), ExitCode: -1}
+	res.Truncated = stdout.dropped || stderr.dropped
+	if cmd.ProcessState != nil {
+		res.ExitCode = cmd.ProcessState.ExitCode()
 	}
+	res.Err = c.runError(ctx, cmd, err, res.Duration)
+	return res
+}
+
+// command builds the process: its own process group, killed whole at the
+// bound, so that a plugin's children cannot keep the pipes open past it.
+func (c Cmd) command(ctx context.Context, prog string, stdout, stderr io.Writer) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, prog, c.Args...)
 	cmd.Env = c.Env
 	cmd.Stdout, cmd.Stderr = stdout, stderr
@@ -97,30 +112,25 @@ func (Exec) Run(ctx context.Context, c Cmd) Result {
 	if c.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.Stdin)
 	}
-	// Its own process group, killed whole: a plugin's children must not
-	// keep the pipes open past the bound.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
-	start := time.Now()
-	err := cmd.Run()
-	out, errOut := stdout.bytes(), stderr.bytes()
-	res := Result{Stdout: out, Stderr: errOut, Duration: time.Since(start),
-		Truncated: stdout.dropped || stderr.dropped, ExitCode: -1}
-	if cmd.ProcessState != nil {
-		res.ExitCode = cmd.ProcessState.ExitCode()
-	}
+	return cmd
+}
+
+// runError classifies how a run ended: nil when the command ran to its
+// end (whatever its exit code), not installed, timed out, or failed.
+func (c Cmd) runError(ctx context.Context, cmd *exec.Cmd, err error, took time.Duration) error {
 	var exitErr *exec.ExitError
 	switch {
 	case err == nil, errors.As(err, &exitErr) && ctx.Err() == nil:
+		return nil
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, syscall.ENOENT) && cmd.ProcessState == nil:
-		res.Err = fmt.Errorf("%s: %w", c.Name, ErrNotInstalled)
+		return fmt.Errorf("%s: %w", c.Name, ErrNotInstalled)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		res.Err = fmt.Errorf("%s: %w after %s", c.Name, ErrTimeout, res.Duration.Round(time.Millisecond))
-	default:
-		res.Err = fmt.Errorf("%s: %w", c.Name, err)
+		return fmt.Errorf("%s: %w after %s", c.Name, ErrTimeout, took.Round(time.Millisecond))
 	}
-	return res
+	return fmt.Errorf("%s: %w", c.Name, err)
 }
 
 // path is the program to run: Name as it is when it holds a "/" or Env

@@ -128,34 +128,51 @@ func isNotInstalled(res cmdrun.Result) bool {
 func clockVerdict(ev ClockEvidence) Result {
 	r := Result{ID: CheckClock}
 	var synced, unsynced []string
-	for _, s := range ev.Sync {
+	r.Evidence, synced, unsynced = syncEvidence(ev.Sync)
+	if !ev.Sample.Valid() {
+		return unmeasuredClock(r, synced, unsynced)
+	}
+	return measuredClock(r, ev.Sample, unsynced)
+}
+
+// syncEvidence describes each tool's state and lists the tools that say
+// the clock is synchronised, and those that say it is not.
+func syncEvidence(states []SyncState) (evidence, synced, unsynced []string) {
+	for _, s := range states {
 		switch {
 		case !s.Installed:
-			r.Evidence = append(r.Evidence, s.Tool+": not installed")
+			evidence = append(evidence, s.Tool+": not installed")
 		case s.Synced == nil:
-			r.Evidence = append(r.Evidence, s.Tool+": state unknown: "+s.Detail)
+			evidence = append(evidence, s.Tool+": state unknown: "+s.Detail)
 		case *s.Synced:
 			synced = append(synced, s.Tool)
-			r.Evidence = append(r.Evidence, s.Tool+": synchronised ("+s.Detail+")")
+			evidence = append(evidence, s.Tool+": synchronised ("+s.Detail+")")
 		default:
 			unsynced = append(unsynced, s.Tool)
-			r.Evidence = append(r.Evidence, s.Tool+": NOT synchronised ("+s.Detail+")")
+			evidence = append(evidence, s.Tool+": NOT synchronised ("+s.Detail+")")
 		}
 	}
-	if !ev.Sample.Valid() {
-		switch {
-		case len(unsynced) > 0:
-			r.Verdict, r.Summary = Warn, "offset not measured (no server answered); "+strings.Join(unsynced, ", ")+" says the clock is not synchronised"
-			r.Action = "Let chronyd synchronise (chronyc makestep) and check that it can reach its time source (169.254.169.123 on EC2)."
-		case len(synced) > 0:
-			r.Verdict, r.Summary = OK, "offset not measured (no server answered); "+strings.Join(synced, ", ")+" says the clock is synchronised"
-		default:
-			r.Verdict, r.Summary = Warn, "the clock could not be checked: no server answered and no time synchronisation tool is installed"
-			r.Action = "Install and enable chrony (the Amazon Time Sync Service is 169.254.169.123) so certificates and tokens are judged at the right time."
-		}
-		return r
+	return evidence, synced, unsynced
+}
+
+// unmeasuredClock judges by the tools alone: no trusted server answered.
+func unmeasuredClock(r Result, synced, unsynced []string) Result {
+	switch {
+	case len(unsynced) > 0:
+		r.Verdict, r.Summary = Warn, "offset not measured (no trusted server answered); "+strings.Join(unsynced, ", ")+" says the clock is not synchronised"
+		r.Action = "Let chronyd synchronise (chronyc makestep) and check that it can reach its time source (169.254.169.123 on EC2)."
+	case len(synced) > 0:
+		r.Verdict, r.Summary = OK, "offset not measured (no trusted server answered); "+strings.Join(synced, ", ")+" says the clock is synchronised"
+	default:
+		r.Verdict, r.Summary = Warn, "the clock could not be checked: no trusted server answered and no time synchronisation tool is installed"
+		r.Action = "Install and enable chrony (the Amazon Time Sync Service is 169.254.169.123) so certificates and tokens are judged at the right time."
 	}
-	offset, uncertainty := ev.Sample.Offset()
+	return r
+}
+
+// measuredClock judges the offset against the reference's Date.
+func measuredClock(r Result, sample ClockSample, unsynced []string) Result {
+	offset, uncertainty := sample.Offset()
 	abs := offset
 	if abs < 0 {
 		abs = -abs
@@ -164,7 +181,7 @@ func clockVerdict(ev ClockEvidence) Result {
 	if offset > 0 {
 		direction = "behind"
 	}
-	measured := fmt.Sprintf("%s %s the %s (±%s, from its Date header)", ms(abs), direction, ev.Sample.Reference, ms(uncertainty))
+	measured := fmt.Sprintf("%s %s the %s (±%s, from its Date header)", ms(abs), direction, sample.Reference, ms(uncertainty))
 	r.Evidence = append([]string{"local clock " + measured}, r.Evidence...)
 	switch {
 	case abs-uncertainty >= clockFailOffset:
@@ -177,7 +194,7 @@ func clockVerdict(ev ClockEvidence) Result {
 		r.Verdict, r.Summary = Warn, "offset "+ms(abs)+" but "+strings.Join(unsynced, ", ")+" says the clock is not synchronised"
 		r.Action = "Check that chronyd reaches its time source (169.254.169.123 on EC2)."
 	default:
-		r.Verdict, r.Summary = OK, fmt.Sprintf("within %s of the %s", ms(abs+uncertainty), ev.Sample.Reference)
+		r.Verdict, r.Summary = OK, fmt.Sprintf("within %s of the %s", ms(abs+uncertainty), sample.Reference)
 	}
 	return r
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/x509"
 	"errors"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -28,8 +27,8 @@ const (
 
 // Doctor runs the checks on one node. Every effect it has goes through
 // these fields. CheckUserData, IMDS, Commands and KubeletVersion are
-// required; the zero value of any other field means the real thing or
-// the default.
+// required; the zero value of any other field means the real thing, the
+// default, or (AWS, ClusterName) that the checks needing it say so.
 type Doctor struct {
 	// Root is the directory node paths are read under.
 	Root string
@@ -37,10 +36,14 @@ type Doctor struct {
 	Sources []string
 	// CheckUserData is `nodeboot config check` for the sources.
 	CheckUserData func(ctx context.Context, sources []string) (diag.CheckReport, error)
+	// ClusterName returns the EKS cluster's name the sources give.
+	ClusterName func(ctx context.Context, sources []string) (string, error)
 	// IMDS probes the instance metadata service.
 	IMDS interface {
 		Probe(ctx context.Context) IMDSEvidence
 	}
+	// AWS returns a client for the node's region, with its credentials.
+	AWS func(ctx context.Context, region string) (AWS, error)
 	// Commands runs host commands (credential plugins, chronyc, systemctl).
 	Commands cmdrun.Runner
 	// Network resolves and dials; zero means the system's.
@@ -49,6 +52,11 @@ type Doctor struct {
 	CRI func(socket string) CRIClient
 	// KubeletVersion returns the kubelet's version.
 	KubeletVersion func(ctx context.Context) (string, error)
+	// Statfs measures a host path's file system; nil means statfs(2).
+	Statfs func(path string) (DiskStats, error)
+	// IPAMDURL is the VPC CNI's introspection endpoint; "" means
+	// DefaultIPAMDURL (asked only with Root "/").
+	IPAMDURL string
 	// Hostname is the host name (the node name without --hostname-override).
 	Hostname func() (string, error)
 	// Now is the clock; nil means time.Now.
@@ -70,87 +78,167 @@ func needs(id string) []string {
 		return []string{CheckIdentity}
 	case CheckVersions:
 		return []string{CheckEndpoint}
+	case CheckKubeletPort:
+		return []string{CheckRuntime}
 	}
 	return nil
 }
 
 // evidence is everything gathered for one run.
 type evidence struct {
-	facts      KubeletFacts
-	userData   UserDataEvidence
-	imds       IMDSEvidence
-	sync       []SyncState
-	endpoint   EndpointEvidence
-	credential CredentialEvidence
-	identity   IdentityEvidence
-	register   RegistrationEvidence
-	serving    ServingEvidence
-	versions   VersionsEvidence
-	runtime    RuntimeEvidence
-	role       *awsauth.RoleARN
-	roleErr    error
+	sources     []string
+	facts       KubeletFacts
+	userData    UserDataEvidence
+	imds        IMDSEvidence
+	sync        []SyncState
+	disk        DiskEvidence
+	endpoint    EndpointEvidence
+	credential  CredentialEvidence
+	identity    IdentityEvidence
+	register    RegistrationEvidence
+	serving     ServingEvidence
+	versions    VersionsEvidence
+	runtime     RuntimeEvidence
+	maxPods     MaxPodsEvidence
+	port        KubeletPortEvidence
+	accelerator AcceleratorEvidence
+	cloud       CloudEvidence
+	role        *awsauth.RoleARN
+	roleErr     error
 }
 
 // Run runs every check and returns the report; it never fails as a whole.
 func (d Doctor) Run(ctx context.Context) Report {
 	now := d.clock()
 	start := now()
-	timeout := d.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, d.timeout())
 	defer cancel()
-	ev := d.gather(ctx, now)
+	ev := d.gather(ctx)
 	at := now()
 	rep := Report{Node: ev.facts.NodeName, Started: start.UTC()}
-	verdicts := []struct {
-		id      string
-		verdict func() Result
-	}{
-		{CheckUserData, func() Result { return userDataVerdict(ev.userData) }},
-		{CheckIMDS, func() Result { return imdsVerdict(ev.imds) }},
-		{CheckClock, func() Result { return clockVerdict(ClockEvidence{Sample: clockSample(ev), Sync: ev.sync}) }},
-		{CheckEndpoint, func() Result { return endpointVerdict(ev.endpoint, at) }},
-		{CheckCredential, func() Result { return credentialVerdict(ev.credential, at) }},
-		{CheckIdentity, func() Result { return identityVerdict(ev.identity) }},
-		{CheckRegistered, func() Result { return registrationVerdict(ev.register, at) }},
-		{CheckServingCert, func() Result { return servingVerdict(ev.serving, at) }},
-		{CheckVersions, func() Result { return versionsVerdict(ev.versions) }},
-		{CheckRuntime, func() Result { return runtimeVerdict(ev.runtime) }},
-	}
-	for _, v := range verdicts {
-		res, ok := skippedFor(v.id, rep.Checks)
-		if !ok {
-			res = v.verdict()
+	for _, id := range CheckOrder {
+		res, skipped := ev.skipped(id, rep.Checks)
+		if !skipped {
+			res = ev.judge(id, at)
 		}
-		res.ID, res.Title = v.id, title(v.id)
-		switch res.Verdict {
-		case Fail:
-			rep.Failed++
-		case Warn:
-			rep.Warnings++
-		}
-		rep.Checks = append(rep.Checks, res)
+		rep.add(id, res)
 	}
 	rep.Duration = Duration(now().Sub(start))
 	return rep
 }
 
+// add appends a check's result and counts it.
+func (r *Report) add(id string, res Result) {
+	res.ID, res.Title = id, title(id)
+	switch res.Verdict {
+	case Fail:
+		r.Failed++
+	case Warn:
+		r.Warnings++
+	}
+	r.Checks = append(r.Checks, res)
+}
+
+// judge runs one check's verdict on the evidence.
+func (ev *evidence) judge(id string, at time.Time) Result {
+	switch id {
+	case CheckIMDS:
+		return imdsVerdict(ev.imds)
+	case CheckUserData:
+		return userDataVerdict(ev.userData, ev.cloud)
+	case CheckClock:
+		return clockVerdict(ClockEvidence{Sample: clockSample(*ev), Sync: ev.sync})
+	case CheckDisk:
+		return diskVerdict(ev.disk)
+	case CheckEndpoint:
+		return endpointVerdict(ev.endpoint, at)
+	case CheckCredential:
+		return credentialVerdict(ev.credential, at)
+	case CheckIdentity:
+		return identityVerdict(ev.identity)
+	case CheckRegistered:
+		return registrationVerdict(ev.register, ev.identity, at)
+	case CheckServingCert:
+		return servingVerdict(ev.serving, at)
+	case CheckVersions:
+		return versionsVerdict(ev.versions)
+	case CheckRuntime:
+		return runtimeVerdict(ev.runtime)
+	case CheckMaxPods:
+		return maxPodsVerdict(ev.maxPods)
+	case CheckKubeletPort:
+		return kubeletPortVerdict(ev.port)
+	}
+	return acceleratorVerdict(ev.accelerator)
+}
+
+// skipped returns a skipped result when a check cannot be judged: a check
+// it needs did not pass, the user data comes from a metadata service that
+// failed, or the node was never configured (nothing downstream is
+// invented for it).
+func (ev *evidence) skipped(id string, done []Result) (Result, bool) {
+	if res, ok := skippedFor(id, done); ok {
+		return res, true
+	}
+	if id == CheckUserData && ev.userData.Err != nil && fromIMDS(ev.sources) && verdictOf(done, CheckIMDS) == Fail {
+		return Result{Verdict: Skipped, Summary: "skipped: the user data comes from the instance metadata service, which failed (see instance metadata)"}, true
+	}
+	return ev.unconfigured(id, done)
+}
+
+// unconfigured skips what needs the kubelet's rendered files on a node
+// that has none, saying why.
+func (ev *evidence) unconfigured(id string, done []Result) (Result, bool) {
+	if ev.facts.Configured() {
+		return Result{}, false
+	}
+	userDataFailed := verdictOf(done, CheckUserData) == Fail || verdictOf(done, CheckUserData) == Skipped
+	switch {
+	case id == CheckEndpoint && userDataFailed, id == CheckCredential && userDataFailed:
+		return Result{Verdict: Skipped, Summary: "skipped: the node was never configured (no kubelet files), and its user data failed (see user data)"}, true
+	case id == CheckRuntime || id == CheckMaxPods:
+		why := "see API endpoint"
+		if userDataFailed {
+			why = "its user data failed: see user data"
+		}
+		return Result{Verdict: Skipped, Summary: "skipped: the kubelet was never configured on this node (" + why + ")"}, true
+	}
+	return Result{}, false
+}
+
 // skippedFor returns a skipped result when a check id needs failed.
 func skippedFor(id string, done []Result) (Result, bool) {
 	for _, need := range needs(id) {
-		i := slices.IndexFunc(done, func(r Result) bool { return r.ID == need })
-		if i >= 0 && (done[i].Verdict == Fail || done[i].Verdict == Skipped) {
+		if v := verdictOf(done, need); v == Fail || v == Skipped {
 			return Result{Verdict: Skipped, Summary: "skipped: the " + title(need) + " check did not pass"}, true
 		}
 	}
 	return Result{}, false
 }
 
-// clockSample prefers the API server's Date, then the metadata service's.
+func verdictOf(done []Result, id string) Verdict {
+	for _, r := range done {
+		if r.ID == id {
+			return r.Verdict
+		}
+	}
+	return ""
+}
+
+func fromIMDS(sources []string) bool {
+	for _, s := range sources {
+		if strings.HasPrefix(s, "imds://") {
+			return true
+		}
+	}
+	return false
+}
+
+// clockSample is the API server's Date when its chain verified, else the
+// metadata service's (link-local, the hypervisor's); never the Date of a
+// server that did not prove to be the cluster's.
 func clockSample(ev evidence) ClockSample {
-	if ev.endpoint.Clock.Valid() {
+	if ev.endpoint.Verified() && ev.endpoint.Clock.Valid() {
 		return ev.endpoint.Clock
 	}
 	return ev.imds.Clock
@@ -163,27 +251,61 @@ func (d Doctor) clock() func() time.Time {
 	return time.Now
 }
 
-// gather collects the evidence: independent probes in parallel, then the
-// API calls made with the kubelet's credential.
-func (d Doctor) gather(ctx context.Context, now func() time.Time) evidence {
-	f := Files{Root: d.Root}
-	host := ""
-	if d.Hostname != nil {
-		host, _ = d.Hostname()
+func (d Doctor) timeout() time.Duration {
+	if d.Timeout > 0 {
+		return d.Timeout
 	}
-	var ev evidence
-	ev.facts = ReadKubeletFacts(f, host)
+	return DefaultTimeout
+}
+
+func (d Doctor) hostname() string {
+	if d.Hostname == nil {
+		return ""
+	}
+	host, _ := d.Hostname()
+	return host
+}
+
+// gather collects the evidence: the node's own probes in parallel, then
+// the API calls made with the kubelet's credential and the AWS calls made
+// with the node's, then what combines them.
+func (d Doctor) gather(ctx context.Context) evidence {
+	f := Files{Root: d.Root}
+	ev := evidence{sources: d.Sources, facts: ReadKubeletFacts(f, d.hostname())}
+	clusterName, clusterErr := d.gatherLocal(ctx, f, &ev)
+	var wg sync.WaitGroup
+	wg.Go(func() { d.gatherAPI(ctx, f, &ev) })
+	wg.Go(func() { ev.cloud = d.gatherCloud(ctx, ev.imds.Doc, clusterName, clusterErr) })
+	wg.Wait()
+	ev.disk = gatherDisk(f, ev.facts, d.statfs(), ev.runtime)
+	ev.maxPods = ev.maxPods.withLimits(ev.imds.Doc.InstanceType, ev.cloud)
+	ev.port.Cloud = ev.cloud
+	ev.accelerator = gatherAccelerators(f, ev.imds.Doc.InstanceType, ev.cloud)
+	if ev.register.Err == nil && ev.register.Node != nil {
+		ev.accelerator.Node = ev.register.Node
+	}
+	return ev
+}
+
+// gatherLocal runs the independent probes in parallel and returns the
+// cluster's name as the user data gives it.
+func (d Doctor) gatherLocal(ctx context.Context, f Files, ev *evidence) (string, error) {
 	conn := kubeletConnection(f, ev.facts)
 	resolver := kubeapi.Resolver{ReadFile: f.Read, Run: d.Commands, Environ: d.pluginEnv(ev.facts), ExecTimeout: execPluginBound}
+	var cluster string
+	clusterErr := errors.New("no way to read the cluster name")
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		ev.userData.Sources = d.Sources
 		ev.userData.Report, ev.userData.Err = d.CheckUserData(ctx, d.Sources)
+		if d.ClusterName != nil {
+			cluster, clusterErr = d.ClusterName(ctx, d.Sources)
+		}
 	})
 	wg.Go(func() { ev.imds = d.IMDS.Probe(ctx) })
 	wg.Go(func() { ev.sync = syncStates(ctx, d.Commands) })
 	wg.Go(func() {
-		ev.endpoint = probeEndpoint(ctx, d.Network, conn, resolver.CAs, now())
+		ev.endpoint = probeEndpoint(ctx, d.Network, conn, resolver.CAs, d.clock()())
 		ev.endpoint.Resolver = readResolvConf(f)
 	})
 	wg.Go(func() {
@@ -193,13 +315,16 @@ func (d Doctor) gather(ctx context.Context, now func() time.Time) evidence {
 		}
 	})
 	wg.Go(func() { ev.versions.Kubelet, ev.versions.KubeletErr = d.KubeletVersion(ctx) })
-	wg.Go(func() { ev.runtime = gatherRuntime(ctx, f, d.Commands, ev.facts, d.criClient(f, ev.facts)) })
+	wg.Go(func() {
+		ev.runtime = gatherRuntime(ctx, f, d.Commands, ev.facts, d.criClient(f, ev.facts), f.Path(strings.TrimPrefix(ev.facts.RuntimeEndpoint(), "unix://")))
+	})
+	wg.Go(func() { ev.maxPods = d.gatherMaxPods(ctx, f, ev.facts) })
+	wg.Go(func() { ev.port = gatherKubeletPort(ctx, d.Network, ev.facts) })
 	if d.InstanceRole != nil {
 		wg.Go(func() { ev.role, ev.roleErr = roleOf(d.InstanceRole(ctx)) })
 	}
 	wg.Wait()
-	d.gatherAPI(ctx, f, &ev)
-	return ev
+	return cluster, clusterErr
 }
 
 // gatherAPI asks the API server, with the kubelet's credential, who it
@@ -235,16 +360,22 @@ func (d Doctor) gatherAPI(ctx context.Context, f Files, ev *evidence) {
 	if ev.identity.Err != nil && !kubeapi.IsStatus(ev.identity.Err, 404) {
 		return
 	}
+	d.gatherNode(ctx, client, ev)
+}
+
+// gatherNode reads the kubelet's Node and its serving CSRs.
+func (d Doctor) gatherNode(ctx context.Context, client *kubeapi.Client, ev *evidence) {
+	name := ev.facts.NodeName
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		n, err := client.Node(ctx, k.NodeName)
+		n, err := client.Node(ctx, name)
 		ev.register.Node, ev.register.Err = &n, err
 	})
 	wg.Go(func() {
 		csrs, err := client.CSRs(ctx, kubeapi.KubeletServingSigner)
 		ev.serving.ListErr = err
 		for _, c := range csrs {
-			if c.Spec.Username == kubeapi.NodeUserPrefix+k.NodeName {
+			if c.Spec.Username == kubeapi.NodeUserPrefix+name {
 				ev.serving.CSRs = append(ev.serving.CSRs, c)
 			}
 		}
@@ -273,6 +404,13 @@ func (d Doctor) pluginEnv(k KubeletFacts) []string {
 		out = append(out, name+"="+env[name])
 	}
 	return out
+}
+
+func (d Doctor) statfs() func(string) (DiskStats, error) {
+	if d.Statfs != nil {
+		return d.Statfs
+	}
+	return statfs
 }
 
 func (d Doctor) criClient(f Files, k KubeletFacts) CRIClient {

@@ -3,6 +3,8 @@ package doctor
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -38,9 +40,10 @@ func newFakeNode(t *testing.T) *fakeNode {
 	srv, _ := tlsAPIServer(t, n.ca, n.handler())
 	n.api = srv.URL
 	serving := n.ca.Issue(t, pkitest.Spec{CN: "system:node:" + testNode, DNS: []string{testNode}, IPs: []string{"127.0.0.1"}})
+	kubeletPort := listen(t) // the kubelet's serving port
 	for p, data := range map[string]string{
 		"/etc/eks/kubelet/environment":                    "NODEADM_KUBELET_ARGS=--node-ip=127.0.0.1 --hostname-override=" + testNode + " --config=/etc/kubernetes/kubelet/config.json --kubeconfig=/var/lib/kubelet/kubeconfig\n",
-		"/etc/kubernetes/kubelet/config.json":             `{"cgroupDriver":"cgroupfs","serverTLSBootstrap":true,"providerID":"aws:///us-west-2a/i-1"}`,
+		"/etc/kubernetes/kubelet/config.json":             `{"cgroupDriver":"cgroupfs","serverTLSBootstrap":true,"providerID":"aws:///us-west-2a/i-1","maxPods":11,"port":` + kubeletPort + `}`,
 		"/etc/kubernetes/pki/ca.crt":                      string(n.ca.PEM),
 		"/var/lib/kubelet/pki/kubelet-server-current.pem": string(serving.CertPEM) + string(serving.KeyPEM),
 		"/etc/containerd/config.toml":                     "version = 2\n",
@@ -81,6 +84,7 @@ users:
 			return fakeCRI{v: cri.Version{APIVersion: "v1", RuntimeName: "containerd", RuntimeVersion: "1.7.27"}}
 		},
 		KubeletVersion: func(context.Context) (string, error) { return "v1.33.1", nil },
+		Statfs:         func(string) (DiskStats, error) { return healthyDisk, nil },
 		Hostname:       func() (string, error) { return "ignored", nil },
 	}
 	n.doctor.Commands = runnerFunc(func(c cmdrun.Cmd) cmdrun.Result {
@@ -90,6 +94,31 @@ users:
 		return cmdrun.Result{ExitCode: -1, Err: notInstalled(c.Name)}
 	})
 	return n
+}
+
+// healthyDisk is a file system with room to spare.
+var healthyDisk = DiskStats{Device: 1, Total: 100 << 30, Avail: 60 << 30, Inodes: 1 << 20, InodesFree: 1 << 19}
+
+// listen accepts connections on a loopback port until the test ends, and
+// returns the port.
+func listen(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return port
 }
 
 type runnerFunc func(cmdrun.Cmd) cmdrun.Result
@@ -146,11 +175,11 @@ func TestDoctorHealthyNode(t *testing.T) {
 			t.Errorf("%s: %s: %s\n%s", c.ID, c.Verdict, c.Summary, strings.Join(c.Evidence, "\n"))
 		}
 	}
-	if len(rep.Checks) != 10 || rep.Node != testNode || !rep.Healthy() || rep.Failed+rep.Warnings != 0 {
+	if len(rep.Checks) != len(CheckOrder) || rep.Node != testNode || !rep.Healthy() || rep.Failed+rep.Warnings != 0 {
 		t.Errorf("report %+v", rep)
 	}
 	text := string(rep.Text())
-	if !strings.Contains(text, "all 10 checks ok") || strings.Contains(text, testToken) {
+	if !strings.Contains(text, fmt.Sprintf("all %d checks ok", len(CheckOrder))) || strings.Contains(text, testToken) {
 		t.Errorf("text report:\n%s", text)
 	}
 }
@@ -179,9 +208,13 @@ func TestDoctorSkipsWhatDependsOnAFailure(t *testing.T) {
 		n.doctor.Root = t.TempDir()
 		rep := n.doctor.Run(context.Background())
 		got := verdicts(rep)
-		// An empty root has no /proc either: whether the kubelet runs is unknown.
-		if got[CheckEndpoint] != Fail || got[CheckCredential] != Skipped || got[CheckIdentity] != Skipped || got[CheckRuntime] != Warn {
+		// Never configured: one failure at the cause, nothing invented downstream.
+		if got[CheckEndpoint] != Fail || got[CheckCredential] != Skipped || got[CheckIdentity] != Skipped || got[CheckRuntime] != Skipped ||
+			got[CheckMaxPods] != Skipped || rep.Failed != 1 {
 			t.Errorf("verdicts %v", got)
+		}
+		if c, _ := rep.Check(CheckRuntime); !strings.Contains(c.Summary, "never configured") {
+			t.Errorf("runtime: %s", c.Summary)
 		}
 	})
 }

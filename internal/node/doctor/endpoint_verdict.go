@@ -273,8 +273,8 @@ func tlsInspection(r Result, ev EndpointEvidence) Result {
 	top := ev.Chain[len(ev.Chain)-1]
 	r.Summary = fmt.Sprintf("TLS inspection: behind proxy %s the API server's certificate is issued by %s, not by the cluster CA (%s): the proxy ends TLS itself",
 		ev.Proxy.Redacted(), top.Issuer, caNames(ev.CAs))
-	r.Action = "Do not replace the cluster CA: it is right. To " + noProxyAdvice(ev) +
-		" Or exempt " + ev.Host + " from inspection at the proxy, or add the inspecting CA to cluster.certificateAuthority next to the cluster's."
+	r.Action = "Keep the cluster CA (it is right, do not replace it) and let the kubelet's TLS reach the API server: exempt " + ev.Host +
+		" from inspection at the proxy, add the inspecting CA to cluster.certificateAuthority next to the cluster's, or " + noProxyAdvice(ev)
 	return r
 }
 

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/nodeboot/nodeboot/internal/config/kubeleteffective"
@@ -174,13 +175,45 @@ func (k KubeletFacts) EnvSource(name string) string {
 
 // KubeletConfig is the part of the KubeletConfiguration the checks read.
 type KubeletConfig struct {
-	CgroupDriver             string `json:"cgroupDriver,omitempty"`
-	ProviderID               string `json:"providerID,omitempty"`
-	ServerTLSBootstrap       *bool  `json:"serverTLSBootstrap,omitempty"`
-	ContainerRuntimeEndpoint string `json:"containerRuntimeEndpoint,omitempty"`
-	TLSCertFile              string `json:"tlsCertFile,omitempty"`
+	CgroupDriver             string            `json:"cgroupDriver,omitempty"`
+	ProviderID               string            `json:"providerID,omitempty"`
+	ServerTLSBootstrap       *bool             `json:"serverTLSBootstrap,omitempty"`
+	ContainerRuntimeEndpoint string            `json:"containerRuntimeEndpoint,omitempty"`
+	TLSCertFile              string            `json:"tlsCertFile,omitempty"`
+	MaxPods                  int32             `json:"maxPods,omitempty"`
+	Port                     int32             `json:"port,omitempty"`
+	EvictionHard             map[string]string `json:"evictionHard,omitempty"`
 }
 
+// kubeletDefaultMaxPods is the kubelet's maxPods when nothing sets it.
+const kubeletDefaultMaxPods = 110
+
+// Configured reports whether nodeboot init rendered the kubelet's files.
+func (k KubeletFacts) Configured() bool { return k.ArgsErr == nil }
+
+// EffectiveMaxPods is the kubelet's maxPods: --max-pods, else the config,
+// else its default.
+func (k KubeletFacts) EffectiveMaxPods() int32 {
+	if n, err := strconv.Atoi(flagValue(k.Args, "max-pods")); err == nil && n > 0 {
+		return int32(n)
+	}
+	if k.Config.MaxPods > 0 {
+		return k.Config.MaxPods
+	}
+	return kubeletDefaultMaxPods
+}
+
+// EffectivePort is the kubelet's serving port: --port, else the config,
+// else 10250.
+func (k KubeletFacts) EffectivePort() int32 {
+	if n, err := strconv.Atoi(flagValue(k.Args, "port")); err == nil && n > 0 {
+		return int32(n)
+	}
+	if k.Config.Port > 0 {
+		return k.Config.Port
+	}
+	return defaultKubeletPort
+}
 
 // ServingCertPath is where the kubelet keeps its serving certificate.
 func (k KubeletFacts) ServingCertPath() string {

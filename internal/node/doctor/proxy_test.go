@@ -76,7 +76,7 @@ func TestProxyFailures(t *testing.T) {
 			summary: []string{"proxy failure", "did not answer CONNECT"}, action: []string{"hangs on CONNECT", "NO_PROXY"}},
 		{name: "inspects TLS", opts: proxytest.Options{Inspect: inspectingCA, InspectNames: pkitest.Spec{CN: apiName, DNS: []string{apiName, "localhost"}}},
 			verdict: Fail, summary: []string{"TLS inspection", "CN=corporate-inspection-ca", "CN=cluster-ca"},
-			action: []string{"Do not replace the cluster CA", "add " + apiName + " to NO_PROXY", "inspecting CA"}},
+			action: []string{"do not replace it", "add " + apiName + " to NO_PROXY", "inspecting CA"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -109,6 +109,9 @@ func TestProxyFailures(t *testing.T) {
 
 func assertResult(t *testing.T, r Result, verdict Verdict, summary, action []string) {
 	t.Helper()
+	if r.Action != "" && strings.Count(strings.TrimSuffix(r.Action, "."), ". ") > 0 {
+		t.Errorf("action is more than one sentence: %q", r.Action)
+	}
 	if r.Verdict != verdict {
 		t.Errorf("verdict %s, want %s: %s\n%s", r.Verdict, verdict, r.Summary, strings.Join(r.Evidence, "\n"))
 	}

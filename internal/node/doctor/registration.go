@@ -3,6 +3,7 @@ package doctor
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/nodeboot/nodeboot/internal/node/kubeapi"
@@ -19,21 +20,10 @@ type RegistrationEvidence struct {
 
 // registrationVerdict checks that the Node exists as this kubelet's and is
 // Ready.
-func registrationVerdict(ev RegistrationEvidence, now time.Time) Result {
+func registrationVerdict(ev RegistrationEvidence, id IdentityEvidence, now time.Time) Result {
 	r := Result{ID: CheckRegistered}
-	switch {
-	case kubeapi.IsStatus(ev.Err, http.StatusNotFound):
-		r.Verdict, r.Summary = Fail, fmt.Sprintf("Node %s is not registered", ev.NodeName)
-		r.Action = "The kubelet has not registered: read its last errors (runtime check); with the identity check passing, a kubelet that is not running or cannot reach the API server is left."
-		return r
-	case kubeapi.IsStatus(ev.Err, http.StatusForbidden):
-		r.Verdict, r.Summary = Fail, fmt.Sprintf("the kubelet's credential may not read Node %s: %v", ev.NodeName, ev.Err)
-		r.Action = "The Node authorizer lets a kubelet read only its own Node: the credential and the node name disagree."
-		return r
-	case ev.Err != nil:
-		r.Verdict, r.Summary = Fail, fmt.Sprintf("cannot read Node %s: %v", ev.NodeName, ev.Err)
-		r.Action = "Read the error; the API server answered the identity check a moment ago."
-		return r
+	if ev.Err != nil {
+		return registrationError(r, ev, id)
 	}
 	n := ev.Node
 	r.Evidence = append(r.Evidence, fmt.Sprintf("Node %s created %s, providerID %q", n.Metadata.Name, n.Metadata.CreationTimestamp.UTC().Format(time.RFC3339), n.Spec.ProviderID))
@@ -57,6 +47,24 @@ func registrationVerdict(ev RegistrationEvidence, now time.Time) Result {
 		r.Verdict = Warn
 		r.Summary = fmt.Sprintf("Node %s registered but Ready=%s: %s: %s", n.Metadata.Name, ready.Status, ready.Reason, ready.Message)
 		r.Action = "Act on the Ready condition's message: most often the pod network (CNI) is not installed yet, or the kubelet stopped posting status."
+	}
+	return r
+}
+
+// registrationError judges a failed read of the Node.
+func registrationError(r Result, ev RegistrationEvidence, id IdentityEvidence) Result {
+	r.Verdict = Fail
+	switch {
+	case kubeapi.IsStatus(ev.Err, http.StatusNotFound):
+		r.Summary = fmt.Sprintf("Node %s is not registered", ev.NodeName)
+		r.Action = "The kubelet has not registered: read its last errors (runtime check); with the identity check passing, a kubelet that is not running or cannot reach the API server is left."
+	case kubeapi.IsStatus(ev.Err, http.StatusForbidden):
+		r.Summary = fmt.Sprintf("authorization: the API server refuses %s (groups %s) to get Node %s (403 Forbidden): %v",
+			orUnknown(id.User.Username), strings.Join(id.User.Groups, ", "), ev.NodeName, ev.Err)
+		r.Action = "The identity check proved who the kubelet is; the authorizer refuses it: the API server needs --authorization-mode with Node (EKS has it) and the default RBAC (system:node and system:nodes bindings must not be removed); read the API server's audit log for the denial."
+	default:
+		r.Summary = fmt.Sprintf("cannot read Node %s: %v", ev.NodeName, ev.Err)
+		r.Action = "Read the error; the API server answered the identity check a moment ago."
 	}
 	return r
 }

@@ -20,19 +20,20 @@ func TestRegistrationVerdict(t *testing.T) {
 		return RegistrationEvidence{NodeName: "n1", ProviderID: "aws:///us-west-2a/i-1", Node: n, Err: err}
 	}
 	checkVerdicts(t, CheckRegistered, []verdictCase{
-		{name: "registered and Ready", got: registrationVerdict(ev(node("aws:///us-west-2a/i-1", ready), nil), now),
+		{name: "registered and Ready", got: registrationVerdict(ev(node("aws:///us-west-2a/i-1", ready), nil), IdentityEvidence{}, now),
 			verdict: OK, summary: []string{"registered and Ready", "30s ago"}, evidence: []string{"InternalIP 10.0.0.5", "aws:///us-west-2a/i-1"}},
-		{name: "not Ready", got: registrationVerdict(ev(node("aws:///us-west-2a/i-1", notReady), nil), now),
+		{name: "not Ready", got: registrationVerdict(ev(node("aws:///us-west-2a/i-1", notReady), nil), IdentityEvidence{}, now),
 			verdict: Warn, summary: []string{"Ready=False", "cni plugin not initialized"}},
-		{name: "no Ready condition yet", got: registrationVerdict(ev(node(""), nil), now),
+		{name: "no Ready condition yet", got: registrationVerdict(ev(node(""), nil), IdentityEvidence{}, now),
 			verdict: Warn, summary: []string{"no Ready condition"}},
-		{name: "a stale Node of another instance", got: registrationVerdict(ev(node("aws:///us-west-2b/i-9", ready), nil), now),
+		{name: "a stale Node of another instance", got: registrationVerdict(ev(node("aws:///us-west-2b/i-9", ready), nil), IdentityEvidence{}, now),
 			verdict: Fail, summary: []string{"another instance", "i-9"}},
-		{name: "not registered", got: registrationVerdict(ev(nil, &kubeapi.StatusError{Code: 404}), now),
+		{name: "not registered", got: registrationVerdict(ev(nil, &kubeapi.StatusError{Code: 404}), IdentityEvidence{}, now),
 			verdict: Fail, summary: []string{"Node n1 is not registered"}},
-		{name: "forbidden", got: registrationVerdict(ev(nil, &kubeapi.StatusError{Code: 403}), now),
-			verdict: Fail, summary: []string{"may not read Node n1"}},
-		{name: "error", got: registrationVerdict(ev(nil, errors.New("EOF")), now),
+		{name: "forbidden after the identity proved right: authorization, not the name", got: registrationVerdict(ev(nil, &kubeapi.StatusError{Code: 403}),
+			IdentityEvidence{User: kubeapi.UserInfo{Username: "system:node:n1", Groups: []string{"system:nodes", "system:authenticated"}}}, now),
+			verdict: Fail, summary: []string{"authorization", "refuses system:node:n1 (groups system:nodes, system:authenticated) to get Node n1 (403 Forbidden)"}},
+		{name: "error", got: registrationVerdict(ev(nil, errors.New("EOF")), IdentityEvidence{}, now),
 			verdict: Fail, summary: []string{"EOF"}},
 	})
 }

@@ -21,19 +21,29 @@ const (
 	Skipped Verdict = "skipped"
 )
 
-// Check identifiers, in the order the checks run and are reported.
+// Check identifiers.
 const (
-	CheckUserData    = "user-data"
-	CheckIMDS        = "instance-metadata"
-	CheckClock       = "clock"
-	CheckEndpoint    = "api-endpoint"
-	CheckCredential  = "credential"
-	CheckIdentity    = "identity"
-	CheckRegistered  = "registration"
-	CheckServingCert = "serving-certificate"
-	CheckVersions    = "versions"
-	CheckRuntime     = "runtime"
+	CheckIMDS         = "instance-metadata"
+	CheckUserData     = "user-data"
+	CheckClock        = "clock"
+	CheckDisk         = "disk"
+	CheckEndpoint     = "api-endpoint"
+	CheckCredential   = "credential"
+	CheckIdentity     = "identity"
+	CheckRegistered   = "registration"
+	CheckServingCert  = "serving-certificate"
+	CheckVersions     = "versions"
+	CheckRuntime      = "runtime"
+	CheckMaxPods      = "max-pods"
+	CheckKubeletPort  = "kubelet-port"
+	CheckAccelerators = "accelerators"
 )
+
+// CheckOrder is the order the checks are reported in: causes before what
+// they break (the metadata service before the user data it serves, the
+// disk before the runtime that writes to it).
+var CheckOrder = []string{CheckIMDS, CheckUserData, CheckClock, CheckDisk, CheckEndpoint, CheckCredential, CheckIdentity,
+	CheckRegistered, CheckServingCert, CheckVersions, CheckRuntime, CheckMaxPods, CheckKubeletPort, CheckAccelerators}
 
 // title names a check for people.
 func title(id string) string {
@@ -48,8 +58,12 @@ func title(id string) string {
 		return "registration"
 	case CheckServingCert:
 		return "serving certificate"
+	case CheckMaxPods:
+		return "max pods"
+	case CheckKubeletPort:
+		return "kubelet port"
 	}
-	return id // clock, credential, identity, versions, runtime
+	return id // clock, disk, credential, identity, versions, runtime, accelerators
 }
 
 // Result is one check's outcome.

@@ -3,11 +3,14 @@ package doctor
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -48,7 +51,10 @@ type ServiceState struct {
 
 // RuntimeEvidence is the container runtime and the kubelet service.
 type RuntimeEvidence struct {
-	Endpoint   string
+	Endpoint string
+	// SocketErr is what connecting to the runtime's socket said (nil: it
+	// accepts connections), apart from whether it answers a call.
+	SocketErr  error
 	Version    *cri.Version
 	VersionErr error
 	// RuntimeDriver is the runtime's cgroup driver per CRI RuntimeConfig.
@@ -63,6 +69,8 @@ type RuntimeEvidence struct {
 	// ErrorLines are the kubelet's last error lines, from LogSource.
 	ErrorLines []string
 	LogSource  string
+	// ContainerdProxy are containerd's proxy settings (image pulls use them).
+	ContainerdProxy []string
 }
 
 // containerdCgroupDriver reads the runc runtime's SystemdCgroup from a
@@ -103,9 +111,15 @@ func dig(m map[string]any, keys ...string) (map[string]any, bool) {
 	return m, true
 }
 
-// gatherRuntime collects the runtime evidence.
-func gatherRuntime(ctx context.Context, f Files, run cmdrun.Runner, k KubeletFacts, client CRIClient) RuntimeEvidence {
-	ev := RuntimeEvidence{Endpoint: k.RuntimeEndpoint(), KubeletDriver: k.EffectiveCgroupDriver()}
+// gatherRuntime collects the runtime evidence; socket is the runtime
+// socket's host path.
+func gatherRuntime(ctx context.Context, f Files, run cmdrun.Runner, k KubeletFacts, client CRIClient, socket string) RuntimeEvidence {
+	ev := RuntimeEvidence{Endpoint: k.RuntimeEndpoint(), KubeletDriver: k.EffectiveCgroupDriver(), ContainerdProxy: proxySettings(k.ContainerdEnv)}
+	if c, err := (&net.Dialer{Timeout: criBound}).DialContext(ctx, "unix", socket); err == nil {
+		c.Close()
+	} else {
+		ev.SocketErr = err
+	}
 	cctx, cancel := context.WithTimeout(ctx, criBound)
 	defer cancel()
 	if v, err := client.Version(cctx); err == nil {
@@ -119,8 +133,7 @@ func gatherRuntime(ctx context.Context, f Files, run cmdrun.Runner, k KubeletFac
 	} else {
 		ev.ConfigErr = err
 	}
-	systemd := filepath.Clean(f.Root) == "/" && f.Exists("/run/systemd/system")
-	if systemd {
+	if filepath.Clean(f.Root) == "/" && f.Exists("/run/systemd/system") {
 		ev.Service = systemdState(ctx, run)
 		ev.ErrorLines, ev.LogSource = journalErrors(ctx, run)
 	} else {
@@ -128,6 +141,17 @@ func gatherRuntime(ctx context.Context, f Files, run cmdrun.Runner, k KubeletFac
 		ev.ErrorLines, ev.LogSource = fileErrors(f)
 	}
 	return ev
+}
+
+// proxySettings lists a unit's proxy variables and where each is set.
+func proxySettings(env ServiceEnv) []string {
+	var out []string
+	for _, name := range proxyVariables {
+		if v, ok := env.Vars[name]; ok {
+			out = append(out, ProxySetting{Name: name, Value: v.Value}.String()+" (from "+v.Source+")")
+		}
+	}
+	return out
 }
 
 // systemdState asks systemd about kubelet.service.
@@ -252,37 +276,12 @@ func isDigits(b []byte) bool {
 // runtimeVerdict judges the runtime socket, the cgroup drivers and the
 // kubelet service.
 func runtimeVerdict(ev RuntimeEvidence) Result {
-	r := Result{ID: CheckRuntime}
+	r := Result{ID: CheckRuntime, Evidence: runtimeEvidence(ev)}
 	socket := strings.TrimPrefix(ev.Endpoint, "unix://")
-	runtimeDriver, driverFrom := ev.RuntimeDriver, "CRI RuntimeConfig"
-	if ev.RuntimeDriverErr != nil || runtimeDriver == "" {
-		runtimeDriver, driverFrom = ev.ConfigDriver, containerd.ConfigPath
-	}
-	if ev.Version != nil {
-		r.Evidence = append(r.Evidence, fmt.Sprintf("%s answers CRI %s: %s %s", socket, ev.Version.APIVersion, ev.Version.RuntimeName, ev.Version.RuntimeVersion))
-	}
-	if runtimeDriver != "" {
-		r.Evidence = append(r.Evidence, fmt.Sprintf("cgroup driver: kubelet %s, runtime %s (from %s)", ev.KubeletDriver, runtimeDriver, driverFrom))
-	} else if ev.ConfigErr != nil {
-		r.Evidence = append(r.Evidence, "runtime cgroup driver unknown: "+ev.ConfigErr.Error())
-	}
-	service := fmt.Sprintf("kubelet: %s (%s)", orUnknown(ev.Service.State), ev.Service.Source)
-	if ev.Service.Detail != "" {
-		service += "; " + ev.Service.Detail
-	}
-	r.Evidence = append(r.Evidence, service)
-	switch {
-	case len(ev.ErrorLines) > 0:
-		r.Evidence = append(r.Evidence, fmt.Sprintf("last kubelet errors (%s):\n%s", ev.LogSource, indentLines(strings.Join(ev.ErrorLines, "\n"), "  ")))
-	case ev.LogSource == "":
-		r.Evidence = append(r.Evidence, "kubelet errors: no journal and no kubelet log file ("+strings.Join(kubeletLogFiles, ", ")+") to read")
-	default:
-		r.Evidence = append(r.Evidence, "kubelet errors: none in "+ev.LogSource)
-	}
+	runtimeDriver, _ := ev.runtimeDriver()
 	switch {
 	case ev.VersionErr != nil:
-		r.Verdict, r.Summary = Fail, fmt.Sprintf("the container runtime does not answer the CRI Version call on %s: %v", socket, ev.VersionErr)
-		r.Action = "Start containerd (systemctl start containerd) and read its log; the kubelet cannot run a pod without it."
+		return runtimeUnanswered(r, ev, socket)
 	case runtimeDriver != "" && runtimeDriver != ev.KubeletDriver:
 		r.Verdict, r.Summary = Fail, fmt.Sprintf("cgroup driver mismatch: the kubelet uses %s, the runtime %s", ev.KubeletDriver, runtimeDriver)
 		r.Action = "Make them agree: kubelet.config cgroupDriver and containerd's runc SystemdCgroup (systemd on hosts booted with systemd)."
@@ -298,6 +297,65 @@ func runtimeVerdict(ev RuntimeEvidence) Result {
 		if runtimeDriver != "" {
 			r.Summary += "; both use the " + runtimeDriver + " cgroup driver"
 		}
+	}
+	return r
+}
+
+// runtimeDriver is the runtime's cgroup driver (CRI RuntimeConfig, else
+// containerd's config) and where it comes from.
+func (ev RuntimeEvidence) runtimeDriver() (string, string) {
+	if ev.RuntimeDriverErr != nil || ev.RuntimeDriver == "" {
+		return ev.ConfigDriver, containerd.ConfigPath
+	}
+	return ev.RuntimeDriver, "CRI RuntimeConfig"
+}
+
+// runtimeEvidence lists the runtime's answer, the drivers, the kubelet
+// service, containerd's proxy and the kubelet's last errors.
+func runtimeEvidence(ev RuntimeEvidence) []string {
+	var out []string
+	socket := strings.TrimPrefix(ev.Endpoint, "unix://")
+	if ev.Version != nil {
+		out = append(out, fmt.Sprintf("%s answers CRI %s: %s %s", socket, ev.Version.APIVersion, ev.Version.RuntimeName, ev.Version.RuntimeVersion))
+	}
+	if driver, from := ev.runtimeDriver(); driver != "" {
+		out = append(out, fmt.Sprintf("cgroup driver: kubelet %s, runtime %s (from %s)", ev.KubeletDriver, driver, from))
+	} else if ev.ConfigErr != nil {
+		out = append(out, "runtime cgroup driver unknown: "+ev.ConfigErr.Error())
+	}
+	service := fmt.Sprintf("kubelet: %s (%s)", orUnknown(ev.Service.State), ev.Service.Source)
+	if ev.Service.Detail != "" {
+		service += "; " + ev.Service.Detail
+	}
+	out = append(out, service)
+	if len(ev.ContainerdProxy) > 0 {
+		out = append(out, "containerd's proxy settings (image pulls): "+strings.Join(ev.ContainerdProxy, "; "))
+	}
+	switch {
+	case len(ev.ErrorLines) > 0:
+		out = append(out, fmt.Sprintf("last kubelet errors (%s):\n%s", ev.LogSource, indentLines(strings.Join(ev.ErrorLines, "\n"), "  ")))
+	case ev.LogSource == "":
+		out = append(out, "kubelet errors: no journal and no kubelet log file ("+strings.Join(kubeletLogFiles, ", ")+") to read")
+	default:
+		out = append(out, "kubelet errors: none in "+ev.LogSource)
+	}
+	return out
+}
+
+// runtimeUnanswered tells a runtime that is not there from one that
+// accepts connections and never answers (wedged).
+func runtimeUnanswered(r Result, ev RuntimeEvidence, socket string) Result {
+	r.Verdict = Fail
+	switch {
+	case ev.SocketErr != nil || netCause(ev.VersionErr) == causeRefused || errors.Is(ev.VersionErr, syscall.ENOENT):
+		r.Summary = fmt.Sprintf("the container runtime is not running: nothing accepts connections on %s (%v)", socket, firstErr(ev.SocketErr, ev.VersionErr))
+		r.Action = "Start containerd (systemctl start containerd) and read its log; the kubelet cannot run a pod without it."
+	case netCause(ev.VersionErr) == causeTimeout:
+		r.Summary = fmt.Sprintf("the container runtime is wedged: %s accepts connections but did not answer the CRI Version call within %s", socket, criBound)
+		r.Action = "Before restarting it, collect what shows where it is stuck: `kill -USR1 $(pidof containerd)` writes its goroutine stacks to its log (journalctl -u containerd), then `ctr version` and `crictl info`; then restart containerd (systemctl restart containerd)."
+	default:
+		r.Summary = fmt.Sprintf("the container runtime on %s answers the CRI Version call with an error: %v", socket, ev.VersionErr)
+		r.Action = "Read containerd's log (journalctl -u containerd): its CRI plugin may have failed to load (containerd config, snapshotter)."
 	}
 	return r
 }

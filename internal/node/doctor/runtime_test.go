@@ -3,11 +3,13 @@ package doctor
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nodeboot/nodeboot/internal/node/cmdrun"
 	"github.com/nodeboot/nodeboot/internal/node/cri"
@@ -28,9 +30,13 @@ func TestRuntimeVerdict(t *testing.T) {
 		{name: "healthy", got: runtimeVerdict(base(nil)), verdict: OK, summary: []string{"containerd 1.7.27", "systemd cgroup driver"},
 			evidence: []string{"from /etc/containerd/config.toml", "none in journal"}},
 		{name: "runtime down", got: runtimeVerdict(base(func(e *RuntimeEvidence) {
-			e.Version, e.VersionErr = nil, errors.New("dial unix: connect: no such file")
+			e.Version, e.VersionErr, e.SocketErr = nil, errors.New("dial unix: connect: no such file"), errors.New("dial unix: connect: no such file")
 		})),
-			verdict: Fail, summary: []string{"does not answer the CRI Version call", "/run/containerd/containerd.sock"}},
+			verdict: Fail, summary: []string{"not running", "/run/containerd/containerd.sock"}},
+		{name: "runtime wedged: accepts, never answers", got: runtimeVerdict(base(func(e *RuntimeEvidence) {
+			e.Version, e.VersionErr = nil, context.DeadlineExceeded
+		})),
+			verdict: Fail, summary: []string{"wedged", "accepts connections but did not answer"}},
 		{name: "drivers disagree (config file)", got: runtimeVerdict(base(func(e *RuntimeEvidence) { e.KubeletDriver = "cgroupfs" })),
 			verdict: Fail, summary: []string{"mismatch", "kubelet uses cgroupfs", "runtime systemd"}},
 		{name: "drivers disagree (CRI RuntimeConfig wins)", got: runtimeVerdict(base(func(e *RuntimeEvidence) {
@@ -108,7 +114,7 @@ func TestGatherRuntimeWithoutSystemd(t *testing.T) {
 	write(t, root, "/proc/self/comm", "doctor\n")
 	write(t, root, "/var/log/kubelet.log", "I1122 ok\nE1122 10:00:00.000000 1 x.go:1] \"boom\"\n")
 	write(t, root, "/etc/containerd/config.toml", "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc.options]\nSystemdCgroup = false\n")
-	ev := gatherRuntime(context.Background(), Files{Root: root}, fakeRunner{}, KubeletFacts{}, fakeCRI{v: cri.Version{RuntimeName: "containerd"}})
+	ev := gatherRuntime(context.Background(), Files{Root: root}, fakeRunner{}, KubeletFacts{}, fakeCRI{v: cri.Version{RuntimeName: "containerd"}}, "/nonexistent.sock")
 	want := ServiceState{Source: "process table", Running: true, State: "running (pid 4242)"}
 	if !reflect.DeepEqual(ev.Service, want) || ev.ConfigDriver != "cgroupfs" || ev.KubeletDriver != "cgroupfs" ||
 		ev.LogSource != "/var/log/kubelet.log" || len(ev.ErrorLines) != 1 || ev.Endpoint != "unix:///run/containerd/containerd.sock" {
@@ -120,7 +126,7 @@ func TestGatherRuntimeWithoutSystemd(t *testing.T) {
 	if err := os.Remove(filepath.Join(root, "proc/4242/comm")); err != nil {
 		t.Fatal(err)
 	}
-	ev = gatherRuntime(context.Background(), Files{Root: root}, fakeRunner{}, KubeletFacts{}, fakeCRI{err: errors.New("no socket")})
+	ev = gatherRuntime(context.Background(), Files{Root: root}, fakeRunner{}, KubeletFacts{}, fakeCRI{err: errors.New("no socket")}, "/nonexistent.sock")
 	if ev.Service.Running || ev.VersionErr == nil {
 		t.Errorf("evidence %+v", ev)
 	}
@@ -149,5 +155,49 @@ func write(t *testing.T, root, p, data string) {
 	}
 	if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWedgedRuntime: a socket that accepts connections and never answers
+// (a wedged containerd) is told apart from a runtime that is not there.
+func TestWedgedRuntime(t *testing.T) {
+	dir := t.TempDir()
+	socket := filepath.Join(dir, "containerd.sock")
+	l, err := net.Listen("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, never answered
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	ev := gatherRuntime(ctx, Files{Root: dir}, fakeRunner{}, KubeletFacts{}, cri.New(socket, criBound), socket)
+	if r := runtimeVerdict(ev); r.Verdict != Fail || !strings.Contains(r.Summary, "wedged") || !strings.Contains(r.Action, "kill -USR1") {
+		t.Errorf("verdict %+v (socket %v, version %v)", r, ev.SocketErr, ev.VersionErr)
+	}
+	gone := filepath.Join(dir, "absent.sock")
+	ev = gatherRuntime(context.Background(), Files{Root: dir}, fakeRunner{}, KubeletFacts{}, cri.New(gone, criBound), gone)
+	if r := runtimeVerdict(ev); r.Verdict != Fail || !strings.Contains(r.Summary, "not running") {
+		t.Errorf("verdict %+v", r)
+	}
+}
+
+// TestNoClockFromAnUnverifiedServer: the API server's Date counts only
+// once its chain verified; otherwise the metadata service's is used.
+func TestNoClockFromAnUnverifiedServer(t *testing.T) {
+	now := time.Now()
+	imds := ClockSample{Reference: "instance metadata service", Date: now, Sent: now, Received: now}
+	api := ClockSample{Reference: "API server", Date: now.Add(time.Hour), Sent: now, Received: now}
+	ev := evidence{imds: IMDSEvidence{Clock: imds}, endpoint: EndpointEvidence{Clock: api, VerifyErr: errors.New("x509: unknown authority")}}
+	if got := clockSample(ev); got.Reference != imds.Reference {
+		t.Errorf("clock judged from %s", got.Reference)
 	}
 }

@@ -68,7 +68,11 @@ func New(o Options) (*Client, error) {
 		TLSHandshakeTimeout: timeout,
 		ForceAttemptHTTP2:   true,
 	}
-	return &Client{base: u, http: &http.Client{Transport: tr, Timeout: timeout}, token: o.Credential.Token}, nil
+	// Redirects are never followed: the API server does not redirect these
+	// calls, and following one could carry the credential elsewhere (to
+	// plain HTTP even); the 3xx comes back as a StatusError.
+	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &Client{base: u, http: &http.Client{Transport: tr, Timeout: timeout, CheckRedirect: noRedirect}, token: o.Credential.Token}, nil
 }
 
 // Response is what every call returns besides its body.
@@ -105,28 +109,9 @@ func IsStatus(err error, code int) bool {
 
 // Do sends a request and decodes a 2xx JSON answer into out (when not nil).
 func (c *Client) Do(ctx context.Context, method, path string, in, out any) (Response, error) {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return Response{}, err
-		}
-		body = bytes.NewReader(b)
-	}
-	u := *c.base
-	p, q, _ := strings.Cut(path, "?")
-	u.Path = strings.TrimSuffix(u.Path, "/") + p
-	u.RawQuery = q
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	req, err := c.request(ctx, method, path, in)
 	if err != nil {
 		return Response{}, err
-	}
-	req.Header.Set("Accept", "application/json")
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	res := Response{Sent: time.Now()}
 	resp, err := c.http.Do(req)
@@ -139,21 +124,54 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) (Resp
 	if d, err := http.ParseTime(resp.Header.Get("Date")); err == nil {
 		res.Date = d
 	}
+	return res, decode(resp, method, path, out)
+}
+
+// request builds a request with the credential's token and a JSON body.
+func (c *Client) request(ctx context.Context, method, path string, in any) (*http.Request, error) {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, err
+		}
+		body = bytes.NewReader(b)
+	}
+	u := *c.base
+	p, q, _ := strings.Cut(path, "?")
+	u.Path = strings.TrimSuffix(u.Path, "/") + p
+	u.RawQuery = q
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	return req, nil
+}
+
+// decode reads an answer: a Status error unless 2xx, else JSON into out.
+func decode(resp *http.Response, method, path string, out any) error {
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
 	if err != nil {
-		return res, fmt.Errorf("%s %s: read answer: %w", method, path, err)
+		return fmt.Errorf("%s %s: read answer: %w", method, path, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		se := &StatusError{Code: resp.StatusCode}
 		_ = json.Unmarshal(data, &se.Status)
-		return res, se
+		return se
 	}
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {
-			return res, fmt.Errorf("%s %s: decode answer: %w", method, path, err)
+			return fmt.Errorf("%s %s: decode answer: %w", method, path, err)
 		}
 	}
-	return res, nil
+	return nil
 }
 
 // Version returns GET /version.

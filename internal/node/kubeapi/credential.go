@@ -182,19 +182,10 @@ type execClusterRef struct {
 // is captured separately (never interleaved with the caller's output).
 func (r Resolver) exec(ctx context.Context, c Cluster, e ExecConfig) (Credential, error) {
 	cred := Credential{Source: "exec " + e.Command}
-	info := execCredential{APIVersion: e.APIVersion, Kind: "ExecCredential"}
-	if e.ProvideClusterInfo {
-		info.Spec.Cluster = &execClusterRef{Server: c.Server, TLSServerName: c.TLSServerName, CertificateAuthorityData: c.CertificateAuthorityData}
-	}
-	infoJSON, err := json.Marshal(info)
+	env, err := r.execEnv(c, e)
 	if err != nil {
 		return cred, err
 	}
-	env := append([]string{}, r.Environ...)
-	for _, v := range e.Env {
-		env = append(env, v.Name+"="+v.Value)
-	}
-	env = append(env, "KUBERNETES_EXEC_INFO="+string(infoJSON))
 	cmd := cmdrun.Cmd{Name: e.Command, Args: e.Args, Env: env, Timeout: r.ExecTimeout, MaxOutput: 1 << 20}
 	res := r.Run.Run(ctx, cmd)
 	cred.Exec = &ExecRun{Command: cmd.String(), ExitCode: res.ExitCode, Stderr: strings.TrimSpace(string(res.Stderr)), Duration: res.Duration}
@@ -204,8 +195,31 @@ func (r Resolver) exec(ctx context.Context, c Cluster, e ExecConfig) (Credential
 	case res.ExitCode != 0:
 		return cred, fmt.Errorf("%w: %s exited with code %d", ErrExecPlugin, e.Command, res.ExitCode)
 	}
+	return execResult(cred, e, res.Stdout)
+}
+
+// execEnv is the plugin's environment: the base (the kubelet's), the
+// kubeconfig's env, and KUBERNETES_EXEC_INFO.
+func (r Resolver) execEnv(c Cluster, e ExecConfig) ([]string, error) {
+	info := execCredential{APIVersion: e.APIVersion, Kind: "ExecCredential"}
+	if e.ProvideClusterInfo {
+		info.Spec.Cluster = &execClusterRef{Server: c.Server, TLSServerName: c.TLSServerName, CertificateAuthorityData: c.CertificateAuthorityData}
+	}
+	infoJSON, err := json.Marshal(info)
+	if err != nil {
+		return nil, err
+	}
+	env := append([]string{}, r.Environ...)
+	for _, v := range e.Env {
+		env = append(env, v.Name+"="+v.Value)
+	}
+	return append(env, "KUBERNETES_EXEC_INFO="+string(infoJSON)), nil
+}
+
+// execResult reads the ExecCredential a plugin printed.
+func execResult(cred Credential, e ExecConfig, stdout []byte) (Credential, error) {
 	var out execCredential
-	if err := json.Unmarshal(res.Stdout, &out); err != nil {
+	if err := json.Unmarshal(stdout, &out); err != nil {
 		return cred, fmt.Errorf("%w: %s printed no ExecCredential: %v", ErrExecPlugin, e.Command, err)
 	}
 	if out.APIVersion != e.APIVersion || out.Status == nil {

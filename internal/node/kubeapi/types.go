@@ -61,6 +61,10 @@ type NodeStatus struct {
 	Conditions []NodeCondition `json:"conditions,omitempty"`
 	Addresses  []NodeAddress   `json:"addresses,omitempty"`
 	NodeInfo   NodeSystemInfo  `json:"nodeInfo,omitzero"`
+	// Capacity and Allocatable are resource quantities by name
+	// ("nvidia.com/gpu": "1").
+	Capacity    map[string]string `json:"capacity,omitempty"`
+	Allocatable map[string]string `json:"allocatable,omitempty"`
 }
 
 // NodeCondition is one node condition (Ready, MemoryPressure, ...).

@@ -93,7 +93,7 @@ func (s *stream) route(raw []byte, n int) {
 			s.err = fmt.Errorf("line %d: %s: %w", n, why, ErrUnscannable)
 			return
 		}
-		s.flushBlock()
+		s.flushHeld()
 		s.add(RuleUnscannable, n, "")
 		s.write([]byte(Mask), eol)
 		return
@@ -122,8 +122,14 @@ func unscannable(body []byte) string {
 
 // finish flushes what is held at the end of the input.
 func (s *stream) finish() {
+	s.flushHeld()
+}
+
+// flushHeld writes every line held (an open key block, whose END line
+// never came, and a base64 block), in order.
+func (s *stream) flushHeld() {
 	for s.err == nil && (s.pem.active || len(s.pem.held) > 0) {
-		s.pem.active = false // its END line never came
+		s.pem.active = false
 		s.pemRelease(false)
 	}
 	if s.err == nil {
