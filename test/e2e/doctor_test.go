@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,7 +29,10 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/node/bundle"
 	"github.com/nodeboot/nodeboot/internal/node/doctor"
+	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 	"github.com/nodeboot/nodeboot/internal/testing/nodetest"
+	"github.com/nodeboot/nodeboot/internal/testing/pkitest"
+	"github.com/nodeboot/nodeboot/internal/testing/proxytest"
 )
 
 // supportDir is where the bundle goes on the node, under /var/log (which
@@ -43,6 +47,33 @@ var checkOrder = doctor.CheckOrder
 // `aws` in /usr/bin, as the kubelet has it) with the Kubernetes binaries.
 func nodeEnv(env suiteEnv, a nodebootAgent) []string {
 	return append(append(os.Environ(), a.env...), "PATH="+env.k8sBin+":"+amiPATH)
+}
+
+// doctorEnv is nodeEnv with an EKS API that knows the cluster and its
+// security group (the agent's own, when it has one), for the doctor's
+// security group check.
+func doctorEnv(t *testing.T, suite suiteEnv, a nodebootAgent, c *cluster) []string {
+	env := nodeEnv(suite, a)
+	if a.eks != nil {
+		return env
+	}
+	eks := awstest.NewEKS(t)
+	eks.AddCluster(awstest.Cluster{Name: clusterName, Endpoint: c.server, CA: c.ca.certPEM, ServiceIPv4CIDR: serviceCIDR,
+		IPFamily: "ipv4", Version: "1.34", ClusterSecurityGroupID: e2eClusterSG})
+	return append(env, "AWS_ENDPOINT_URL_EKS="+eks.URL)
+}
+
+// assertSecurityGroupBlocks takes the kubelet's port out of the node's
+// security group (the cluster group may still reach 443): the doctor must
+// fail the kubelet port check, every check before it passing.
+func assertSecurityGroupBlocks(t *testing.T, a nodebootAgent, bin string, env []string) {
+	a.ec2.AddSecurityGroup(nodeSecurityGroup(false))
+	defer a.ec2.AddSecurityGroup(nodeSecurityGroup(true))
+	rep, code, _ := runDoctor(t, bin, env)
+	assertBrokenReport(t, rep, code, doctor.CheckKubeletPort, []string{"the control plane cannot reach the kubelet", e2eNodeSG, e2eClusterSG, "TCP 10250"})
+	if c, _ := rep.Check(doctor.CheckKubeletPort); !strings.Contains(c.Action, "authorize-security-group-ingress --group-id "+e2eNodeSG) {
+		t.Errorf("action %q", c.Action)
+	}
 }
 
 // runNodeboot runs the agent binary with args and returns its exit code,
@@ -360,6 +391,12 @@ type brokenJoin struct {
 	role         string
 	nodeName     string
 	stopApprover bool
+	// proxy, when set, puts the kubelet behind a proxy behaving so, set in
+	// an operator's drop-in of kubelet.service (through EnvironmentFile=
+	// with proxyFile, as AWS's proxy guide does), and addresses the API
+	// server by a name (loopback is never proxied).
+	proxy     *proxytest.Options
+	proxyFile bool
 	// check must fail with a summary holding every want; the checks
 	// before it must be ok.
 	check string
@@ -423,10 +460,76 @@ func brokenJoins(t *testing.T, env suiteEnv, c *cluster, host hostInfo, nodeName
 			want: func(_ *cluster, n *node) []string {
 				return []string{"CSR " + n.tl.servingCSRName() + " has been pending for", "no approver has decided it"}
 			}},
+		{name: "proxy-refuses-connect", proxy: &proxytest.Options{Status: http.StatusForbidden}, check: doctor.CheckEndpoint,
+			want: func(c *cluster, _ *node) []string {
+				return []string{"proxy failure", fmt.Sprintf("refuses CONNECT to %s:%d (403 Forbidden)", proxiedAPIName, c.apiPort), "/etc/systemd/system/kubelet.service.d/"}
+			}},
+		{name: "tls-inspecting-proxy", proxy: &proxytest.Options{Inspect: pkitest.NewCA(t, "corporate-inspection-ca"),
+			InspectNames: pkitest.Spec{CN: proxiedAPIName, DNS: []string{proxiedAPIName}}}, proxyFile: true, check: doctor.CheckEndpoint,
+			want: func(*cluster, *node) []string {
+				return []string{"TLS inspection", "CN=corporate-inspection-ca", proxyEnvFile + " (EnvironmentFile= in"}
+			}},
 	}
 	for _, bj := range cases {
 		t.Run(bj.name, func(t *testing.T) { runBrokenJoin(t, env, c, host, nodeName, agentBin, bj) })
 	}
+}
+
+// proxiedAPIName is the API server's name behind a proxy: its certificate
+// names it, and only the proxy resolves it (to loopback).
+const proxiedAPIName = "kubernetes.default.svc"
+
+// Where the proxy broken joins put the kubelet's proxy.
+const (
+	proxyDropIn  = "/etc/systemd/system/kubelet.service.d/90-nodeboot-e2e-proxy.conf"
+	proxyEnvFile = "/etc/systemd/nodeboot-e2e-proxy.env"
+)
+
+// behindProxy starts a proxy and sets it in an operator's drop-in of
+// kubelet.service (or in the file its EnvironmentFile= names); it returns
+// the API server's URL through it and what removes the files.
+func behindProxy(t *testing.T, c *cluster, opts proxytest.Options, viaFile bool) (string, func()) {
+	opts.Hosts = map[string]string{proxiedAPIName: "127.0.0.1"}
+	p := proxytest.Start(t, opts)
+	vars := "HTTPS_PROXY=" + p.URL + "\nNO_PROXY=169.254.169.254,localhost,127.0.0.1\n"
+	dropIn := "[Service]\nEnvironment=\"HTTPS_PROXY=" + p.URL + "\" \"NO_PROXY=169.254.169.254,localhost,127.0.0.1\"\n"
+	var removes []func()
+	if viaFile {
+		dropIn = "[Service]\nEnvironmentFile=" + proxyEnvFile + "\n"
+		removes = append(removes, writeHostFile(t, proxyEnvFile, vars))
+	}
+	removes = append(removes, writeHostFile(t, proxyDropIn, dropIn))
+	return fmt.Sprintf("https://%s:%d", proxiedAPIName, c.apiPort), func() {
+		for _, r := range removes {
+			r()
+		}
+	}
+}
+
+// writeHostFile writes a host file that must not exist and returns what
+// removes it (with its directory, if it made it); that also runs when the
+// test ends.
+func writeHostFile(t *testing.T, path, data string) func() {
+	t.Helper()
+	if _, err := os.Lstat(path); err == nil {
+		t.Fatalf("%s already exists on this machine", path)
+	}
+	dir := filepath.Dir(path)
+	_, dirErr := os.Stat(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	remove := func() {
+		_ = os.Remove(path)
+		if dirErr != nil {
+			_ = os.Remove(dir) // only if empty
+		}
+	}
+	t.Cleanup(remove)
+	return remove
 }
 
 func readCert(t *testing.T, path string) *x509.Certificate {
@@ -452,6 +555,11 @@ func runBrokenJoin(t *testing.T, env suiteEnv, c *cluster, host hostInfo, nodeNa
 		Labels: "nodeboot.io/e2e=" + bj.name, Taints: "nodeboot.io/e2e=broken:NoSchedule", SandboxImage: pauseImage, NoFileLimit: hardNoFileLimit(t), NodeIP: host.ip.String()}
 	if bj.userData != nil {
 		bj.userData(&in)
+	}
+	if bj.proxy != nil {
+		var remove func()
+		in.Server, remove = behindProxy(t, c, *bj.proxy, bj.proxyFile)
+		defer remove() // before the node's own cleanup restores the drop-in directory
 	}
 	userData, err := renderUserData(in)
 	if err != nil {

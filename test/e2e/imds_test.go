@@ -42,6 +42,26 @@ func startMetadata(t *testing.T, m instanceMeta) (imdsURL string, ec2 *awstest.E
 		IAM:          m.iam,
 	})
 	ec2 = awstest.NewEC2(t)
-	ec2.AddInstance(awstest.Instance{ID: m.instanceID, InstanceType: m.instanceType, PrivateDNSName: m.dnsName})
+	ec2.AddInstance(awstest.Instance{ID: m.instanceID, InstanceType: m.instanceType, PrivateDNSName: m.dnsName, SecurityGroups: []string{e2eNodeSG}})
+	ec2.AddSecurityGroup(nodeSecurityGroup(true))
 	return imdsURL, ec2
+}
+
+// The security groups of the e2e's instances and cluster.
+const (
+	e2eNodeSG    = "sg-0e2e0000000000nodes"
+	e2eClusterSG = "sg-0e2e000000000cluster"
+)
+
+// nodeSecurityGroup is the instance's group as a self-managed node group's
+// template makes it: the cluster group in on the kubelet's port (unless
+// kubeletOpen is false, the mistake the doctor must catch), all out.
+func nodeSecurityGroup(kubeletOpen bool) awstest.SecurityGroup {
+	g := awstest.SecurityGroup{ID: e2eNodeSG, Name: "nodeboot-e2e-nodes",
+		Ingress: []awstest.Permission{{Protocol: "tcp", FromPort: 443, ToPort: 443, Groups: []string{e2eClusterSG}}},
+		Egress:  []awstest.Permission{{Protocol: "-1", CIDRs: []string{"0.0.0.0/0"}}}}
+	if kubeletOpen {
+		g.Ingress = append(g.Ingress, awstest.Permission{Protocol: "tcp", FromPort: 10250, ToPort: 10250, Groups: []string{e2eClusterSG}})
+	}
+	return g
 }

@@ -177,7 +177,7 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, inv *cloudInventory, host h
 	case sc.bootstrapSh:
 		// The cluster details exist only in EKS.
 		eks = startEKS(t, awstest.Cluster{Name: clusterName, Endpoint: c.server, CA: c.ca.certPEM,
-			ServiceIPv4CIDR: serviceCIDR, IPFamily: "ipv4", Version: "1.34"}, coldBootFaults...)
+			ServiceIPv4CIDR: serviceCIDR, IPFamily: "ipv4", Version: "1.34", ClusterSecurityGroupID: e2eClusterSG}, coldBootFaults...)
 	case sc.bootstrap:
 		in.Server, in.CIDR = c.server, serviceCIDR
 		in.BootstrapToken, in.CAHash = c.bootstrapToken, spkiPin(c.ca.cert)
@@ -265,9 +265,15 @@ func runJoin(t *testing.T, env suiteEnv, c *cluster, inv *cloudInventory, host h
 		assertServingCSR(t, csr, c.ca.cert, nodeName, host.ip.String())
 		assertApprovedAgainstInventory(t, csr, inv, sc.instanceID)
 	})
-	t.Run("doctor", func(t *testing.T) { assertHealthyDoctor(t, agentBin, nodeEnv(env, agent), sr) })
+	denv := doctorEnv(t, env, agent, c)
+	t.Run("doctor", func(t *testing.T) {
+		assertHealthyDoctor(t, agentBin, denv, sr)
+		if sc.name == joinScenarios[0].name {
+			t.Run("security-group-blocks-kubelet-port", func(t *testing.T) { assertSecurityGroupBlocks(t, agent, agentBin, denv) })
+		}
+	})
 	t.Run("support-bundle", func(t *testing.T) {
-		assertSupportBundle(t, c, nodeName, agentBin, nodeEnv(env, agent), bundleSecrets(t, c, sc.instanceID))
+		assertSupportBundle(t, c, nodeName, agentBin, denv, bundleSecrets(t, c, sc.instanceID))
 	})
 	t.Run("pod-logs", func(t *testing.T) {
 		greeting := "hello-from-" + sc.name

@@ -13,6 +13,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/nodeboot/nodeboot/internal/node/doctor"
 )
 
 // cniConflist is where the harness, playing the CNI installer a real
@@ -222,13 +224,27 @@ func (n *node) startContainerd(t *testing.T, imagesDir string) {
 }
 
 // startKubelet runs exactly `kubelet $NODEADM_KUBELET_ARGS` with the
-// environment file's variables, as kubelet.service does; extraPath (the
-// test `aws`) goes first on its PATH.
+// environment kubelet.service gets from systemd (its drop-ins,
+// Environment=, EnvironmentFile=, the manager's DefaultEnvironment, as
+// the doctor reads them), then base (the instance's), then the
+// environment file's variables.
 func (n *node) startKubelet(t *testing.T, kubeletBin string, base []string) {
 	t.Helper()
-	env := append([]string{"PATH=" + amiPATH}, base...)
-	for _, k := range sortedKeys(n.rendered.env) {
-		env = append(env, k+"="+n.rendered.env[k])
+	vars := map[string]string{"PATH": amiPATH}
+	for k, v := range doctor.ServiceEnvironment("/", "kubelet.service").Vars {
+		vars[k] = v.Value
+	}
+	for _, kv := range base {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	for k, v := range n.rendered.env {
+		vars[k] = v
+	}
+	env := make([]string, 0, len(vars))
+	for _, k := range sortedKeys(vars) {
+		env = append(env, k+"="+vars[k])
 	}
 	n.kubeletStart = time.Now()
 	n.kubelet = n.procs.start(t, procSpec{name: "kubelet", argv: append([]string{kubeletBin}, n.rendered.args...), env: env, clean: true})

@@ -79,7 +79,8 @@ func needs(id string) []string {
 	case CheckVersions:
 		return []string{CheckEndpoint}
 	case CheckKubeletPort:
-		return []string{CheckRuntime}
+		// The kubelet serves its port once it has a serving certificate.
+		return []string{CheckRuntime, CheckServingCert}
 	}
 	return nil
 }

@@ -58,6 +58,12 @@ func (e ServiceEnv) List() []string {
 	return out
 }
 
+// ServiceEnvironment computes the environment systemd gives unitName on the
+// node under root ("/": this host), as the doctor reads it.
+func ServiceEnvironment(root, unitName string) ServiceEnv {
+	return unitEnvironment(Files{Root: root}, unitName)
+}
+
 // unitEnvironment computes the environment systemd gives unitName.
 func unitEnvironment(f Files, unitName string) ServiceEnv {
 	env := ServiceEnv{Unit: unitName, Vars: map[string]EnvVar{"PATH": {Value: systemdDefaultPath, Source: "systemd's default"}}}
