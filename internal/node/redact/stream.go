@@ -93,10 +93,11 @@ func (s *stream) route(raw []byte, n int) {
 			s.err = fmt.Errorf("line %d: %s: %w", n, why, ErrUnscannable)
 			return
 		}
-		s.flushHeld()
+		// Masked whole, and then a line like any other (inside an open key
+		// block, it stays part of it).
 		s.add(RuleUnscannable, n, "")
-		s.write([]byte(Mask), eol)
-		return
+		body = []byte(Mask)
+		raw = append(append([]byte{}, body...), eol...)
 	}
 	switch {
 	case s.pem.active:
