@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodeboot/nodeboot/internal/testing/aemmtest"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
+	"github.com/nodeboot/nodeboot/internal/testing/pkitest"
 )
 
 // TestBundleStopsOnSIGTERM: with a metadata service that never answers
@@ -125,4 +129,84 @@ func writeLog(t *testing.T, path string, size int64) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestInitDiagnosisStopsOnSIGTERM: a SIGTERM while init's run phase
+// diagnoses a node that did not register (the doctor waiting on an API
+// server that accepts and never answers) ends it at the next step, saying
+// the diagnosis was cut short, instead of holding the shutdown for the
+// diagnosis bound.
+func TestInitDiagnosisStopsOnSIGTERM(t *testing.T) {
+	awstest.IsolateEnv(t)
+	silent, err := net.Listen("tcp", "127.0.0.1:0") // an API server that accepts and never answers
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	root, env := configuredNode(t, silent.Addr().String())
+	cmd := exec.Command(binary, "init", "--skip", "config", "--daemon=", "--registration-timeout", "1s", "--root", root)
+	cmd.Env = append(os.Environ(), env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	diagnosing := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		once := false
+		for sc.Scan() {
+			out.WriteString(sc.Text() + "\n")
+			if !once && strings.Contains(sc.Text(), "running the doctor") {
+				once = true
+				close(diagnosing)
+			}
+		}
+		if !once {
+			close(diagnosing)
+		}
+	}()
+	if _, err := awstest.Within(t, func() (struct{}, error) { <-diagnosing; return struct{}{}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatalf("%v (did init exit before diagnosing?)\n%s", err, out.String())
+	}
+	_, _ = awstest.Within(t, func() (struct{}, error) { return struct{}{}, cmd.Wait() })
+	t.Logf("init exited %d, %s after SIGTERM", cmd.ProcessState.ExitCode(), time.Since(start).Round(time.Millisecond))
+	if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(out.String(), "diagnosis cut short") {
+		t.Errorf("exit %d:\n%s", cmd.ProcessState.ExitCode(), out.String())
+	}
+}
+
+// configuredNode renders a node under a scratch root whose API server is
+// apiServer (host:port), and returns the root and the environment that
+// configured it.
+func configuredNode(t *testing.T, apiServer string) (string, []string) {
+	t.Helper()
+	userData := "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: lab\n    apiServerEndpoint: https://" + apiServer +
+		"\n    certificateAuthority: " + base64.StdEncoding.EncodeToString(pkitest.NewCA(t, "lab-ca").PEM) + "\n    cidr: 10.96.0.0/12\n"
+	imdsURL := aemmtest.Start(t, aemmtest.Config{UserData: []byte(userData)})
+	ec2 := awstest.NewEC2(t)
+	ec2.AddInstance(awstest.Instance{ID: aemmtest.DefaultInstanceID, InstanceType: "m5.large", PrivateDNSName: "ip-10-0-0-5.us-west-2.compute.internal"})
+	root := t.TempDir()
+	fakeMachine(t, root)
+	env := []string{"AWS_EC2_METADATA_SERVICE_ENDPOINT=" + imdsURL, "AWS_ENDPOINT_URL_EC2=" + ec2.URL, "PATH=/usr/bin:/bin"}
+	if res := run(t, env, "init", "--skip", "run", "--root", root); res.code != 0 {
+		t.Fatalf("init: exit %d\n%s", res.code, res.stderr)
+	}
+	return root, env
 }
