@@ -106,15 +106,22 @@ func (a *archive) stream(ctx context.Context, it *Item, e entry) {
 	a.write(it, e.name, sum)
 }
 
-// redact copies src, redacted, into the spool.
+// redact copies src, redacted, into the spool (buffered: the redactor
+// writes line by line).
 func (a *archive) redact(src io.Reader, cutStart bool) (redact.Summary, error) {
 	if err := a.red.reset(a.maxItem, false); err != nil {
 		return redact.Summary{}, err
 	}
+	w := bufio.NewWriterSize(a.red, 256<<10)
+	copyFn := redact.Copy
 	if cutStart {
-		return redact.CopyTail(a.red, src)
+		copyFn = redact.CopyTail
 	}
-	return redact.Copy(a.red, src)
+	sum, err := copyFn(w, src)
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	return sum, err
 }
 
 // write copies the spool into the archive, cut at the total limit.
