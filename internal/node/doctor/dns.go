@@ -84,9 +84,9 @@ func (rc ResolverConf) String() string {
 	return fmt.Sprintf("/etc/resolv.conf: %s; timeout %s, %d attempt(s)", servers, rc.Timeout, rc.Attempts)
 }
 
-// lookup resolves name once, within endpointStepBound.
-func (n Network) lookupOnce(ctx context.Context, name string) DNSLookup {
-	ctx, cancel := context.WithTimeout(ctx, endpointStepBound)
+// lookupOnce resolves name once, within bound.
+func (n Network) lookupOnce(ctx context.Context, name string, bound time.Duration) DNSLookup {
+	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	start := time.Now()
 	addrs, err := n.lookup(ctx, name)

@@ -61,6 +61,8 @@ type EndpointEvidence struct {
 	// Clock is the Date of that answer: taken only from a server whose
 	// chain verified.
 	Clock ClockSample
+	// bound is each step's bound.
+	bound time.Duration
 }
 
 // TunnelStep is a proxy's answer to CONNECT.
@@ -81,6 +83,16 @@ func (e EndpointEvidence) Verified() bool {
 type Network struct {
 	LookupHost  func(ctx context.Context, host string) ([]string, error)
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// StepBound bounds each step of reaching the API server (DNS, TCP,
+	// CONNECT, TLS, GET); 0 means endpointStepBound.
+	StepBound time.Duration
+}
+
+func (n Network) step() time.Duration {
+	if n.StepBound > 0 {
+		return n.StepBound
+	}
+	return endpointStepBound
 }
 
 func (n Network) lookup(ctx context.Context, host string) ([]string, error) {
@@ -100,7 +112,7 @@ func (n Network) dial(ctx context.Context, network, addr string) (net.Conn, erro
 // probeEndpoint walks DNS, TCP, the proxy's tunnel, TLS, and an anonymous
 // GET /version. No credential is ever sent here.
 func probeEndpoint(ctx context.Context, nw Network, conn Connection, cas func(kubeapi.Cluster) ([]*x509.Certificate, error), now time.Time) EndpointEvidence {
-	ev := EndpointEvidence{Conn: conn}
+	ev := EndpointEvidence{Conn: conn, bound: nw.step()}
 	if conn.Err != nil || !ev.target() {
 		return ev
 	}
@@ -153,14 +165,14 @@ func (ev *EndpointEvidence) connect(ctx context.Context, nw Network) net.Conn {
 	ev.Dialed = net.JoinHostPort(host, port)
 	addrs := []string{host}
 	if net.ParseIP(host) == nil {
-		l := nw.lookupOnce(ctx, host)
+		l := nw.lookupOnce(ctx, host, nw.step())
 		ev.Lookup = &l
 		if l.Err != nil {
 			return nil
 		}
 		addrs = l.Addrs
 	}
-	tctx, cancel := context.WithTimeout(ctx, endpointStepBound)
+	tctx, cancel := context.WithTimeout(ctx, nw.step())
 	defer cancel()
 	start := time.Now()
 	for _, a := range addrs {
@@ -188,7 +200,7 @@ func (ev *EndpointEvidence) tunnel(c net.Conn) net.Conn {
 	target := net.JoinHostPort(ev.Host, ev.Port)
 	ev.Tunnel = &TunnelStep{Target: target}
 	start := time.Now()
-	_ = c.SetDeadline(start.Add(endpointStepBound))
+	_ = c.SetDeadline(start.Add(ev.bound))
 	if ev.Proxy.Scheme == "https" {
 		c = tls.Client(c, &tls.Config{ServerName: ev.Proxy.Hostname()})
 	}
@@ -232,7 +244,7 @@ func (ev *EndpointEvidence) handshake(c net.Conn, serverName string) *tls.Conn {
 		},
 		NextProtos: []string{"http/1.1"},
 	})
-	_ = tc.SetDeadline(time.Now().Add(endpointStepBound))
+	_ = tc.SetDeadline(time.Now().Add(ev.bound))
 	if ev.HandshakeErr = tc.Handshake(); ev.HandshakeErr != nil {
 		return nil
 	}
@@ -246,7 +258,7 @@ func (ev *EndpointEvidence) handshake(c net.Conn, serverName string) *tls.Conn {
 // getVersion makes an anonymous GET /version on the verified connection.
 // A redirect is recorded and never followed.
 func (ev *EndpointEvidence) getVersion(tc *tls.Conn) {
-	_ = tc.SetDeadline(time.Now().Add(endpointStepBound))
+	_ = tc.SetDeadline(time.Now().Add(ev.bound))
 	req, _ := http.NewRequest(http.MethodGet, "https://"+net.JoinHostPort(ev.Host, ev.Port)+"/version", nil)
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "nodeboot-doctor")

@@ -116,8 +116,8 @@ func TestIMDSProbe(t *testing.T) {
 	t.Run("answers slower than init allows", func(t *testing.T) {
 		s := awstest.NewIMDS(t)
 		s.SetIdentity("i-0slow", "us-west-2", "m5.large", "us-west-2a")
-		s.SetDelay(awstest.PathToken, 1200*time.Millisecond)
-		s.SetDelay(awstest.PathIdentity, 1200*time.Millisecond)
+		s.SetDelay(awstest.PathToken, 700*time.Millisecond)
+		s.SetDelay(awstest.PathIdentity, 700*time.Millisecond)
 		ev := IMDSProbe{Endpoint: s.URL}.Probe(ctx)
 		if r := imdsVerdict(ev); r.Verdict != Fail || !strings.Contains(r.Summary, "too slow for init") {
 			t.Errorf("verdict %+v (token %+v)", r, ev.Token)

@@ -22,7 +22,7 @@ const apiName = "api.cluster.test"
 
 // countingNetwork resolves apiName to 127.0.0.1 and counts lookups per name.
 func countingNetwork(lookups map[string]*atomic.Int32) Network {
-	return Network{LookupHost: func(_ context.Context, host string) ([]string, error) {
+	return Network{StepBound: time.Second, LookupHost: func(_ context.Context, host string) ([]string, error) {
 		if lookups[host] == nil {
 			lookups[host] = &atomic.Int32{}
 		}
@@ -176,10 +176,10 @@ func TestEndpointDNSLooksUpOnce(t *testing.T) {
 	res := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "udp", silent.LocalAddr().String())
 	}}
-	ev = probeEndpoint(context.Background(), Network{LookupHost: res.LookupHost}, connTo("https://"+apiName), casOf(clusterCA), time.Now())
+	ev = probeEndpoint(context.Background(), Network{LookupHost: res.LookupHost, StepBound: time.Second}, connTo("https://"+apiName), casOf(clusterCA), time.Now())
 	ev.Resolver = ResolverConf{Nameservers: []string{"10.0.0.2"}, Timeout: 5 * time.Second, Attempts: 2}
 	r := endpointVerdict(ev, time.Now())
-	assertResult(t, r, Fail, []string{"the resolver did not answer for " + apiName, "10.0.0.2", "wait up to 10s"}, []string{"UDP and TCP 53"})
+	assertResult(t, r, Fail, []string{"the resolver did not answer for " + apiName, "within 1", "10.0.0.2", "wait up to 10s"}, []string{"UDP and TCP 53"})
 	if strings.Contains(r.Summary, "NXDOMAIN") {
 		t.Errorf("a silent resolver reported as a missing name: %s", r.Summary)
 	}
