@@ -92,8 +92,29 @@ func (j *jsonIdentity) inside(r *redactor, line []byte, i, n int) ([]byte, int) 
 		}
 		j.inString = !closed
 		return append([]byte{'"'}, j.maskString(r, line[i+1:end], closed, n)...), end
+	case ',', ':', ' ', '\t', '\r':
+	default:
+		return j.maskBare(r, line, i, n)
 	}
 	return line[i : i+1], i + 1
+}
+
+// maskBare masks a bare token inside an identity object (a number, or
+// text that a broken or cut line puts outside its quotes): true, false
+// and null stay.
+func (j *jsonIdentity) maskBare(r *redactor, line []byte, i, n int) ([]byte, int) {
+	end := i
+	for end < len(line) && bytes.IndexByte([]byte("{}[],:\" \t\r"), line[end]) < 0 {
+		end++
+	}
+	tok := line[i:end]
+	switch string(tok) {
+	case "true", "false", "null", Mask:
+		return tok, end
+	}
+	r.add(RuleIdentity, n, identityKey+"."+j.lastKey)
+	r.masked(RuleIdentity, identityKey+"."+j.lastKey, tok)
+	return []byte(Mask), end
 }
 
 // maskString masks the content of a string value (s runs to its closing
