@@ -96,6 +96,9 @@ func (a *archive) stream(ctx context.Context, it *Item, e entry) {
 		it.Error = joinNote(it.Error, "stopped: "+err.Error())
 		return
 	}
+	if a.red.size == 0 && e.err != nil {
+		return // nothing came but the error: listed, not archived
+	}
 	it.Truncated = it.Truncated || lim.over
 	if gzipped {
 		it.Note = joinNote(it.Note, "decompressed (gzip)")

@@ -74,8 +74,11 @@ func needs(id string) []string {
 	switch id {
 	case CheckIdentity:
 		return []string{CheckEndpoint, CheckCredential}
-	case CheckRegistered, CheckServingCert:
+	case CheckRegistered:
 		return []string{CheckIdentity}
+	case CheckServingCert:
+		// A kubelet asks for its serving certificate once it registered.
+		return []string{CheckIdentity, CheckRegistered}
 	case CheckVersions:
 		return []string{CheckEndpoint}
 	case CheckKubeletPort:
