@@ -81,7 +81,7 @@ func gatherDisk(f Files, k KubeletFacts, stat func(string) (DiskStats, error), r
 		{Path: firstNonEmpty(flagValue(k.Args, "root-dir"), "/var/lib/kubelet"), What: "kubelet", Signal: "nodefs"},
 		{Path: "/var/log/pods", What: "pod logs", Signal: "nodefs"},
 		{Path: "/var/log", What: "node logs", Signal: "nodefs"},
-		{Path: "/var/lib/containerd", What: "containerd (images, snapshots)", Signal: "imagefs"},
+		{Path: "/var/lib/containerd", What: "containerd's images and snapshots", Signal: "imagefs"},
 	}
 	byDevice := map[uint64]int{}
 	for _, u := range uses {
@@ -127,9 +127,9 @@ func diskVerdict(ev DiskEvidence) Result {
 		r.Evidence = append(r.Evidence, line)
 		switch state {
 		case Fail:
-			fails = append(fails, line)
+			fails = append(fails, p.short())
 		case Warn:
-			warns = append(warns, line)
+			warns = append(warns, p.short())
 		}
 	}
 	for _, l := range ev.NoSpaceLines {
@@ -137,10 +137,10 @@ func diskVerdict(ev DiskEvidence) Result {
 	}
 	switch {
 	case len(fails) > 0:
-		r.Verdict, r.Summary = Fail, "below the kubelet's eviction threshold: "+fails[0]
+		r.Verdict, r.Summary = Fail, "below the kubelet's eviction threshold: "+strings.Join(fails, "; ")
 		r.Action = "Free space or inodes there (crictl rmi --prune for unused images, old logs under /var/log), or give the node a larger volume (the launch template's block device): below the threshold the kubelet evicts pods and refuses new ones; at zero, writes fail with \"no space left on device\"."
 	case len(warns) > 0:
-		r.Verdict, r.Summary = Warn, "close to the kubelet's eviction threshold: "+warns[0]
+		r.Verdict, r.Summary = Warn, "close to the kubelet's eviction threshold: "+strings.Join(warns, "; ")
 		r.Action = "Free space or inodes before the kubelet starts evicting pods."
 	case len(ev.NoSpaceLines) > 0:
 		r.Verdict, r.Summary = Warn, "space is available now, but the kubelet logged \"no space left on device\""
@@ -149,6 +149,23 @@ func diskVerdict(ev DiskEvidence) Result {
 		r.Summary = fmt.Sprintf("%d file system(s) above the kubelet's eviction thresholds", len(ev.Places))
 	}
 	return r
+}
+
+// short names a place's paths with its free space and inodes in percent.
+func (p DiskPlace) short() string {
+	var paths []string
+	for _, u := range p.Uses {
+		paths = append(paths, u.Path)
+	}
+	s := p.Stats
+	return fmt.Sprintf("%s: %s free (%.1f%%), %.1f%% of inodes free", strings.Join(paths, ", "), bytesOf(s.Avail), percent(s.Avail, s.Total), percent(s.InodesFree, s.Inodes))
+}
+
+func percent(part, whole uint64) float64 {
+	if whole == 0 {
+		return 100
+	}
+	return 100 * float64(part) / float64(whole)
 }
 
 // judgePlace describes one file system and grades it against the
@@ -179,7 +196,7 @@ func judgePlace(p DiskPlace, thresholds map[string]string) (string, Verdict) {
 }
 
 // grade compares free of total with a threshold ("10%" or a quantity):
-// below it fails, within half of it again above it warns.
+// below it fails, within a quarter of it again above it warns.
 func grade(free, total uint64, threshold string) Verdict {
 	limit, err := thresholdBytes(threshold, total)
 	switch {
@@ -189,7 +206,7 @@ func grade(free, total uint64, threshold string) Verdict {
 		return OK
 	case float64(free) < limit:
 		return Fail
-	case float64(free) < 1.5*limit:
+	case float64(free) < 1.25*limit:
 		return Warn
 	}
 	return OK

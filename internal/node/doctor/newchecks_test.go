@@ -33,8 +33,8 @@ func TestDiskVerdict(t *testing.T) {
 			summary: []string{"below the kubelet's eviction threshold", "/var/lib/kubelet"}},
 		{name: "containerd under imagefs.available", got: diskVerdict(ev(place(kubelet, 60*gib, 900), place(containerd, 10*gib, 900))), verdict: Fail,
 			summary: []string{"/var/lib/containerd"}},
-		{name: "inodes exhausted", got: diskVerdict(ev(place(kubelet, 60*gib, 20))), verdict: Fail, summary: []string{"20 of 1000 inodes free"}},
-		{name: "close to the threshold", got: diskVerdict(ev(place(kubelet, 12*gib, 900))), verdict: Warn},
+		{name: "inodes exhausted", got: diskVerdict(ev(place(kubelet, 60*gib, 20))), verdict: Fail, summary: []string{"2.0% of inodes free"}, evidence: []string{"20 of 1000 inodes free"}},
+		{name: "close to the threshold", got: diskVerdict(ev(place(kubelet, 11*gib, 900))), verdict: Warn},
 		{name: "space now, but the kubelet saw none", got: diskVerdict(DiskEvidence{Places: []DiskPlace{place(kubelet, 60*gib, 900)}, Thresholds: kubeletEvictionDefaults,
 			NoSpaceLines: []string{`E1122 kubelet.go:1] "write /var/lib/kubelet/x: no space left on device"`}}), verdict: Warn, evidence: []string{"no space left on device"}},
 	})
