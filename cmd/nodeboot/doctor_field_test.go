@@ -113,11 +113,12 @@ func TestDoctorMetadataFailures(t *testing.T) {
 		s.SetIdentity(aemmtest.DefaultInstanceID, "us-west-2", "m5.large", "us-west-2a")
 		s.Set(awstest.PathUserData, "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: lab\n")
 		for _, p := range []string{awstest.PathToken, awstest.PathIdentity, awstest.PathUserData} {
-			s.SetDelay(p, 1200*time.Millisecond)
+			s.SetDelay(p, 700*time.Millisecond)
 		}
 		root := t.TempDir()
 		fakeMachine(t, root)
-		rep, code := runDoctorJSON(t, []string{"AWS_EC2_METADATA_SERVICE_ENDPOINT=" + s.URL}, root)
+		noAPI := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(nodetest.ClosedPort(t))) // no AWS API reachable
+		rep, code := runDoctorJSON(t, []string{"AWS_EC2_METADATA_SERVICE_ENDPOINT=" + s.URL, "AWS_ENDPOINT_URL=" + noAPI}, root)
 		assertFirstFailure(t, rep, code, doctor.CheckIMDS, []string{"too slow for init", "500ms for each answer", "gives up after 60 attempts"}, doctor.CheckUserData)
 	})
 }

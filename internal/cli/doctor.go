@@ -28,6 +28,10 @@ import (
 // instance metadata check says why).
 const doctorIMDSAttempts = 3
 
+// doctorAWSAttempts bounds each of the doctor's AWS calls: an API that
+// does not answer is a finding, not something to wait out.
+const doctorAWSAttempts = 2
+
 // errUnhealthy is returned by doctor when a check failed; the report
 // already went to stdout.
 var errUnhealthy = errors.New("a check failed")
@@ -52,7 +56,7 @@ func newDoctor(inv Invocation, env Env, log *slog.Logger) doctor.Doctor {
 			return spec.Cluster.Name, err
 		},
 		AWS: func(ctx context.Context, region string) (doctor.AWS, error) {
-			cfg, err := awsconfig.LoadNode(ctx, awsconfig.Options{Region: region, Logger: log})
+			cfg, err := awsconfig.LoadNode(ctx, awsconfig.Options{Region: region, Logger: log, MaxAttempts: doctorAWSAttempts})
 			if err != nil {
 				return nil, err
 			}

@@ -302,10 +302,10 @@ func (d Doctor) gatherLocal(ctx context.Context, f Files, ev *evidence) (string,
 	wg.Go(func() {
 		ev.userData.Sources = d.Sources
 		ev.userData.Report, ev.userData.Err = d.CheckUserData(ctx, d.Sources)
-		if d.ClusterName != nil {
-			cluster, clusterErr = d.ClusterName(ctx, d.Sources)
-		}
 	})
+	if d.ClusterName != nil {
+		wg.Go(func() { cluster, clusterErr = d.ClusterName(ctx, d.Sources) })
+	}
 	wg.Go(func() { ev.imds = d.IMDS.Probe(ctx) })
 	wg.Go(func() { ev.sync = syncStates(ctx, d.Commands) })
 	wg.Go(func() {
