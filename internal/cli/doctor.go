@@ -28,8 +28,9 @@ import (
 // instance metadata check says why).
 const doctorIMDSAttempts = 3
 
-// doctorAWSAttempts bounds each of the doctor's AWS calls: an API that
-// does not answer is a finding, not something to wait out.
+// doctorAWSAttempts bounds the doctor's own EC2 calls (security groups,
+// instance types): an API that does not answer is a finding, not
+// something to wait out.
 const doctorAWSAttempts = 2
 
 // errUnhealthy is returned by doctor when a check failed; the report
@@ -56,11 +57,17 @@ func newDoctor(inv Invocation, env Env, log *slog.Logger) doctor.Doctor {
 			return spec.Cluster.Name, err
 		},
 		AWS: func(ctx context.Context, region string) (doctor.AWS, error) {
-			cfg, err := awsconfig.LoadNode(ctx, awsconfig.Options{Region: region, Logger: log, MaxAttempts: doctorAWSAttempts})
+			// DescribeCluster retries as init does (a throttled answer init
+			// would get past is no failure); the checks' own calls do not.
+			asInit, err := awsconfig.LoadNode(ctx, awsconfig.Options{Region: region, Logger: log})
 			if err != nil {
 				return nil, err
 			}
-			return doctorAWS{ec2: ec2.New(cfg, ec2.NameWait{}), eks: eks.New(cfg)}, nil
+			brief, err := awsconfig.LoadNode(ctx, awsconfig.Options{Region: region, Logger: log, MaxAttempts: doctorAWSAttempts})
+			if err != nil {
+				return nil, err
+			}
+			return doctorAWS{ec2: ec2.New(brief, ec2.NameWait{}), eks: eks.New(asInit)}, nil
 		},
 		IMDS:           doctor.IMDSProbe{Getenv: env.Getenv},
 		Commands:       cmdrun.Exec{},
