@@ -63,6 +63,7 @@ func FuzzGeneratedUserData(f *testing.F) {
 	for _, seed := range []uint64{0, 1, 2, 3, 42} {
 		f.Add(seed)
 	}
+	nodeadmAgent(f) // finds the tool
 	cl := startCloud(f, nodeadmCase{})
 	f.Fuzz(func(t *testing.T, seed uint64) { runGenerated(t, &cl, seed) })
 }

@@ -48,7 +48,7 @@ var (
 )
 
 // nodeadmAgent is the real nodeadm.
-func nodeadmAgent(t *testing.T) *agent {
+func nodeadmAgent(t testing.TB) *agent {
 	toolOnce.Do(func() { tool = nodeadmtool.Find(t) })
 	if tool.Nodeadm == "" {
 		t.Skip("nodeadm not found")

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -175,6 +176,8 @@ func startAt(t testing.TB, bin, cfgPath, dir string, port int) (string, error) {
 		return "", err
 	}
 	cmd := exec.Command(bin, "-n", "127.0.0.1", "-p", strconv.Itoa(port), "-I", "-c", cfgPath)
+	// A test killed before its cleanups must not leave AEMM behind.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
