@@ -47,7 +47,8 @@ var servingUsages = []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignatu
 // credential asking for another node's name (CN or DNS SAN), a DNS name or
 // IP the policy forbids, an in-policy IP that is not its instance's, an
 // address of its instance its Node does not report, client usages, a SHA-1
-// signature or a 1024-bit RSA key; and non-node requesters (cluster admin,
+// signature or a 1024-bit RSA key, a subject with OU=system:masters, 100
+// SANs; and non-node requesters (cluster admin,
 // a service account, the bootstrap token) asking for the node's
 // certificate. Names and IPs that are not the instance's are denied by the
 // EC2 inventory check, which runs before the Node's addresses are compared.
@@ -76,6 +77,10 @@ func forgeries(nodeName string, host hostInfo, inv *cloudInventory, node, admin,
 			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP},
 			usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageServerAuth, certificatesv1.UsageClientAuth},
 			wantReason: policy.ReasonUsageNotAllowed},
+		{name: "node adds OU=system:masters to its subject", requester: node, commonName: self, key: csrKey{orgUnits: []string{"system:masters"}},
+			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: policy.ReasonUnexpectedSubjectAttribute},
+		{name: "node asks for 100 SANs", requester: node, commonName: self,
+			dnsNames: []string{nodeName}, ips: repeatIP(nodeIP, 100), usages: servingUsages, wantReason: policy.ReasonTooManySANs},
 		{name: "cluster admin asks for the node's certificate", requester: admin, commonName: self,
 			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: policy.ReasonRequesterNotNode},
 		{name: "service account asks for the node's certificate", requester: serviceAccount, commonName: self,
@@ -83,6 +88,15 @@ func forgeries(nodeName string, host hostInfo, inv *cloudInventory, node, admin,
 		{name: "bootstrap token asks for the node's certificate", requester: bootstrap, commonName: self,
 			dnsNames: []string{nodeName}, ips: []net.IP{nodeIP}, usages: servingUsages, wantReason: policy.ReasonRequesterNotNode},
 	}
+}
+
+// repeatIP returns n copies of ip.
+func repeatIP(ip net.IP, n int) []net.IP {
+	out := make([]net.IP, n)
+	for i := range out {
+		out[i] = ip
+	}
+	return out
 }
 
 // assertForgeriesDenied creates every forgery, then checks that each was
@@ -134,13 +148,16 @@ func assertForgeriesDenied(t *testing.T, c *cluster, fs []forgery) {
 	}
 }
 
-// csrKey says how a request is signed. The zero value is what a kubelet
-// does: a fresh ECDSA P-256 key, ECDSA with SHA-256.
+// csrKey says how a request is signed, and what its subject holds besides
+// CN and O. The zero value is what a kubelet does: a fresh ECDSA P-256
+// key, ECDSA with SHA-256.
 type csrKey struct {
 	// rsaBits, when not 0, uses a fresh RSA key of this size instead.
 	rsaBits int
 	// alg, when not 0, is the signature algorithm.
 	alg x509.SignatureAlgorithm
+	// orgUnits are added to the subject as OU attributes.
+	orgUnits []string
 }
 
 // csrPEM returns a PKCS#10 request with subject O=system:nodes, CN=cn.
@@ -156,7 +173,7 @@ func csrPEM(k csrKey, cn string, dns []string, ips []net.IP) ([]byte, error) {
 		return nil, err
 	}
 	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
-		Subject:            pkix.Name{CommonName: cn, Organization: []string{nodesGroup}},
+		Subject:            pkix.Name{CommonName: cn, Organization: []string{nodesGroup}, OrganizationalUnit: k.orgUnits},
 		DNSNames:           dns,
 		IPAddresses:        ips,
 		SignatureAlgorithm: k.alg,

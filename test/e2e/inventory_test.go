@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"net"
 	"slices"
 	"strings"
@@ -19,6 +20,9 @@ import (
 // one secondary private IP, which the kubelet does not report.
 type cloudInventory struct {
 	ec2 *awstest.EC2
+	// eks answers the approver's DescribeCluster: the cluster's VPC and
+	// account, where every scenario's instance runs.
+	eks *awstest.EKS
 	// neighbour is another instance's IP in the node's subnet (inside the
 	// approver's allowed CIDRs); secondary is the instance's own secondary
 	// private IP.
@@ -33,34 +37,49 @@ func startInventory(t *testing.T, host hostInfo, nodeName string) *cloudInventor
 	if len(near) < 2 {
 		t.Fatalf("host subnet %s has no two other addresses for a neighbour and a secondary IP", host.network)
 	}
-	inv := &cloudInventory{ec2: awstest.NewEC2(t), neighbour: near[0], secondary: near[1]}
+	inv := &cloudInventory{ec2: awstest.NewEC2(t), eks: awstest.NewEKS(t), neighbour: near[0], secondary: near[1]}
+	inv.eks.AddCluster(awstest.Cluster{Name: clusterName, VPCID: clusterVPC})
 	for _, sc := range joinScenarios {
 		inv.ec2.AddInstance(awstest.Instance{
 			ID: sc.instanceID, InstanceType: sc.instanceType, PrivateDNSName: nodeName, AvailabilityZone: zone,
+			VPCID: clusterVPC, OwnerID: awstest.DefaultAccountID,
 			Interfaces: []awstest.NetworkInterface{{PrivateIPs: []string{host.ip.String(), inv.secondary.String()}}},
 		})
 	}
 	return inv
 }
 
-// approverEnv points the approver's AWS SDK at the stub: the region turns
-// the inventory check on (--ec2-inventory=auto), static keys keep the SDK
-// from looking for credentials, and the metadata service is off.
+// clusterVPC is the VPC of the e2e cluster's instances.
+const clusterVPC = "vpc-0e2e0000000000e2e"
+
+// approverClusterFlag names the cluster to nodeboot-approver, which asks
+// EKS for its VPC and account.
+const approverClusterFlag = "--cluster-name=" + clusterName
+
+// approverEnv points the approver's AWS SDK at the stubs: the region (with
+// approverClusterFlag) turns the inventory check on (--ec2-inventory=auto),
+// static keys keep the SDK from looking for credentials, and the metadata
+// service is off.
 func (inv *cloudInventory) approverEnv() []string {
 	return []string{
 		"AWS_REGION=" + region,
 		"AWS_ENDPOINT_URL=" + inv.ec2.URL,
+		"AWS_ENDPOINT_URL_EKS=" + inv.eks.URL,
 		"AWS_ACCESS_KEY_ID=AKIDNODEBOOTE2E", "AWS_SECRET_ACCESS_KEY=nodeboot-e2e",
 		"AWS_EC2_METADATA_DISABLED=true",
 	}
 }
 
-// describedIDs returns the instance IDs the approver asked EC2 about.
+// describedIDs returns the instance IDs the approver asked EC2 about (with
+// an instance-id filter).
 func (inv *cloudInventory) describedIDs() []string {
 	var ids []string
 	for _, form := range inv.ec2.Requests() {
-		if form.Get("Action") == awstest.ActionDescribeInstances {
-			ids = append(ids, form.Get("InstanceId.1"))
+		if form.Get("Action") != awstest.ActionDescribeInstances || form.Get("Filter.1.Name") != "instance-id" {
+			continue
+		}
+		for i := 1; form.Get(fmt.Sprintf("Filter.1.Value.%d", i)) != ""; i++ {
+			ids = append(ids, form.Get(fmt.Sprintf("Filter.1.Value.%d", i)))
 		}
 	}
 	return ids

@@ -131,6 +131,7 @@ func TestJoin(t *testing.T) {
 		// are named like EC2 private DNS names of this region.
 		"--allowed-cidrs=" + host.network.String(),
 		`--hostname-regex=ip-[0-9]+-[0-9]+-[0-9]+-[0-9]+\.` + regexp.QuoteMeta(region) + `\.compute\.internal`,
+		approverClusterFlag,
 	}, approverEnv: inv.approverEnv()})
 	rep.ControlPlane = map[string]float64{}
 	for k, d := range c.timings {

@@ -75,6 +75,48 @@ func (c *Client) InstancesByPrivateDNSName(ctx context.Context, name string) ([]
 	return all, nil
 }
 
+// MaxFilterValues is how many values InstancesByFilter puts in one
+// DescribeInstances call: the limit the Kubernetes AWS cloud provider
+// keeps to (filterNodeLimit), below EC2's per-filter maximum.
+const MaxFilterValues = 150
+
+// maxBatchPages bounds the pages read for one InstancesByFilter call: at
+// most MaxFilterValues instances (several per private DNS name at worst)
+// at up to 1000 per page.
+const maxBatchPages = 10
+
+// InstancesByFilter returns every instance, in any state, matching one of
+// values of the DescribeInstances filter name ("instance-id" or
+// "private-dns-name"), in one paginated call. Unlike InstanceIds, a filter
+// answers IDs EC2 does not know with no instance rather than failing the
+// whole call. It refuses more than MaxFilterValues values.
+func (c *Client) InstancesByFilter(ctx context.Context, name string, values []string) ([]ec2instance.Instance, error) {
+	op := fmt.Sprintf("DescribeInstances %s (%d values)", name, len(values))
+	if len(values) > MaxFilterValues {
+		return nil, fmt.Errorf("ec2 %s: more than %d values", op, MaxFilterValues)
+	}
+	pages := sdkec2.NewDescribeInstancesPaginator(c.api, &sdkec2.DescribeInstancesInput{
+		Filters:    []types.Filter{{Name: aws.String(name), Values: values}},
+		MaxResults: aws.Int32(1000),
+	})
+	var all []ec2instance.Instance
+	for page := 0; pages.HasMorePages(); page++ {
+		if page == maxBatchPages {
+			return nil, fmt.Errorf("ec2 %s: more than %d pages", op, maxBatchPages)
+		}
+		out, err := pages.NextPage(ctx)
+		if err != nil {
+			return nil, apiError(op, err)
+		}
+		instances, err := convertReservations(out.Reservations)
+		if err != nil {
+			return nil, fmt.Errorf("ec2 %s: %w", op, err)
+		}
+		all = append(all, instances...)
+	}
+	return all, nil
+}
+
 func convertReservations(reservations []types.Reservation) ([]ec2instance.Instance, error) {
 	var out []ec2instance.Instance
 	for _, r := range reservations {
@@ -83,6 +125,7 @@ func convertReservations(reservations []types.Reservation) ([]ec2instance.Instan
 			if err != nil {
 				return nil, err
 			}
+			converted.OwnerID = aws.ToString(r.OwnerId)
 			out = append(out, converted)
 		}
 	}
@@ -94,6 +137,7 @@ func convertInstance(in types.Instance) (ec2instance.Instance, error) {
 		ID:             aws.ToString(in.InstanceId),
 		PrivateDNSName: aws.ToString(in.PrivateDnsName),
 		PublicDNSName:  aws.ToString(in.PublicDnsName),
+		VPCID:          aws.ToString(in.VpcId),
 	}
 	if in.State != nil {
 		out.State = string(in.State.Name)

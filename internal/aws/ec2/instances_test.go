@@ -155,3 +155,39 @@ func TestInstancesByPrivateDNSName(t *testing.T) {
 		t.Fatalf("InstancesByPrivateDNSName(unknown) = %v, %v; want none and no error", none, err)
 	}
 }
+
+func TestInstancesByFilter(t *testing.T) {
+	c, stub := newTestClient(t, 3, NameWait{})
+	stub.AddInstance(awstest.Instance{ID: "i-0aaaaaaaaaaaaaaa1", PrivateDNSName: "ip-10-0-0-1.us-west-2.compute.internal",
+		VPCID: "vpc-0123456789abcdef0", OwnerID: "111122223333"})
+	stub.AddInstance(awstest.Instance{ID: "i-0aaaaaaaaaaaaaaa2", PrivateDNSName: "ip-10-0-0-2.us-west-2.compute.internal"})
+	stub.AddInstance(awstest.Instance{ID: "i-0aaaaaaaaaaaaaaa3", PrivateDNSName: "ip-10-0-0-3.us-west-2.compute.internal"})
+
+	// An unknown ID is no answer, not an error failing the others.
+	got, err := c.InstancesByFilter(t.Context(), "instance-id", []string{"i-0aaaaaaaaaaaaaaa1", "i-0fffffffffffffff9", "i-0aaaaaaaaaaaaaaa3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, in := range got {
+		ids = append(ids, in.ID)
+	}
+	if want := []string{"i-0aaaaaaaaaaaaaaa1", "i-0aaaaaaaaaaaaaaa3"}; !reflect.DeepEqual(ids, want) {
+		t.Fatalf("InstancesByFilter() = %v, want %v", ids, want)
+	}
+	if got[0].VPCID != "vpc-0123456789abcdef0" || got[0].OwnerID != "111122223333" {
+		t.Errorf("instance %s in VPC %q of %q, want vpc-0123456789abcdef0 of 111122223333", got[0].ID, got[0].VPCID, got[0].OwnerID)
+	}
+	req := stub.Requests()[0]
+	if req.Get("Filter.1.Name") != "instance-id" || req.Get("Filter.1.Value.3") != "i-0aaaaaaaaaaaaaaa3" || req.Get("InstanceId.1") != "" {
+		t.Errorf("request = %v, want an instance-id filter of 3 values and no InstanceId", req)
+	}
+
+	byName, err := c.InstancesByFilter(t.Context(), "private-dns-name", []string{"ip-10-0-0-2.us-west-2.compute.internal"})
+	if err != nil || len(byName) != 1 || byName[0].ID != "i-0aaaaaaaaaaaaaaa2" {
+		t.Fatalf("InstancesByFilter(private-dns-name) = %v, %v; want i-0aaaaaaaaaaaaaaa2", byName, err)
+	}
+	if _, err := c.InstancesByFilter(t.Context(), "instance-id", make([]string, MaxFilterValues+1)); err == nil {
+		t.Fatalf("InstancesByFilter() with %d values: no error", MaxFilterValues+1)
+	}
+}

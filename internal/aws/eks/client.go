@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	sdkeks "github.com/aws/aws-sdk-go-v2/service/eks"
@@ -136,4 +137,41 @@ func clusterInfoOf(name string, c *types.Cluster) (ClusterInfo, error) {
 		return info, fmt.Errorf("eks DescribeCluster %q (status %s): %w", name, info.Status, ErrClusterNotReady)
 	}
 	return info, nil
+}
+
+// ClusterHome is where a cluster's own resources live: its VPC and its
+// AWS account. The approver requires every node's instance to be there.
+type ClusterHome struct {
+	VPCID     string
+	AccountID string
+}
+
+// ClusterHome describes the cluster and returns its VPC
+// (resourcesVpcConfig.vpcId) and account (from its ARN,
+// arn:PARTITION:eks:REGION:ACCOUNT:cluster/NAME). It fails when the answer
+// lacks either.
+func (c *Client) ClusterHome(ctx context.Context, name string) (ClusterHome, error) {
+	out, err := c.api.DescribeCluster(ctx, &sdkeks.DescribeClusterInput{Name: aws.String(name)})
+	if err != nil {
+		var notFound *types.ResourceNotFoundException
+		if errors.As(err, &notFound) {
+			return ClusterHome{}, fmt.Errorf("eks DescribeCluster %q: %w: %w", name, ErrClusterNotFound, err)
+		}
+		return ClusterHome{}, awsconfig.CallError(fmt.Sprintf("eks DescribeCluster %q", name), err)
+	}
+	if out.Cluster == nil {
+		return ClusterHome{}, fmt.Errorf("eks DescribeCluster %q: empty answer: %w", name, ErrClusterNotReady)
+	}
+	var home ClusterHome
+	if v := out.Cluster.ResourcesVpcConfig; v != nil {
+		home.VPCID = aws.ToString(v.VpcId)
+	}
+	if parts := strings.SplitN(aws.ToString(out.Cluster.Arn), ":", 6); len(parts) == 6 && parts[0] == "arn" {
+		home.AccountID = parts[4]
+	}
+	if home.VPCID == "" || home.AccountID == "" {
+		return ClusterHome{}, fmt.Errorf("eks DescribeCluster %q: the answer names no VPC (%q) or no account (ARN %q)",
+			name, home.VPCID, aws.ToString(out.Cluster.Arn))
+	}
+	return home, nil
 }

@@ -185,3 +185,20 @@ func TestServiceCIDR(t *testing.T) {
 		})
 	}
 }
+
+func TestClusterHome(t *testing.T) {
+	c, stub := newTestClient(t, 1)
+	stub.AddCluster(awstest.Cluster{Name: "prod", VPCID: "vpc-0123456789abcdef0", AccountID: "444455556666"})
+	stub.AddCluster(awstest.Cluster{Name: "novpc"})
+
+	home, err := c.ClusterHome(t.Context(), "prod")
+	if err != nil || home != (ClusterHome{VPCID: "vpc-0123456789abcdef0", AccountID: "444455556666"}) {
+		t.Fatalf("ClusterHome(prod) = %+v, %v", home, err)
+	}
+	if _, err := c.ClusterHome(t.Context(), "novpc"); err == nil || !strings.Contains(err.Error(), "names no VPC") {
+		t.Fatalf("ClusterHome(novpc) error = %v, want it to say the VPC is missing", err)
+	}
+	if _, err := c.ClusterHome(t.Context(), "gone"); !errors.Is(err, ErrClusterNotFound) {
+		t.Fatalf("ClusterHome(gone) error = %v, want ErrClusterNotFound", err)
+	}
+}

@@ -16,6 +16,8 @@ type Metrics struct {
 	nodeWaits        prometheus.Counter
 	inventoryWaits   prometheus.Counter
 	inventoryLookups *prometheus.CounterVec
+	inventoryCalls   *prometheus.CounterVec
+	inventoryBatch   prometheus.Histogram
 }
 
 // Metric names, exported for dashboards and tests.
@@ -27,6 +29,12 @@ const (
 	MetricInventoryWaits = "nodeboot_approver_csr_inventory_waits_total"
 	// MetricInventoryLookups counts inventory lookups by outcome.
 	MetricInventoryLookups = "nodeboot_approver_inventory_lookups_total"
+	// MetricInventoryCalls counts the inventory's AWS calls by operation
+	// and result.
+	MetricInventoryCalls = "nodeboot_approver_inventory_calls_total"
+	// MetricInventoryBatch is the number of Nodes one DescribeInstances
+	// call answered.
+	MetricInventoryBatch = "nodeboot_approver_inventory_batch_size"
 )
 
 // NewMetrics creates the approver's metrics and registers them with reg
@@ -52,10 +60,19 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		}),
 		inventoryLookups: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: MetricInventoryLookups,
-			Help: "EC2 inventory lookups by outcome: cache_hit (no API call), found, not_found or error.",
+			Help: "EC2 inventory lookups by outcome: cache_hit, backoff (answered with the last failure), queued, and found, not_found or error once a call answered.",
 		}, []string{"outcome"}),
+		inventoryCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricInventoryCalls,
+			Help: "AWS calls of the EC2 inventory by operation (DescribeInstances, DescribeCluster) and result (ok, error).",
+		}, []string{"operation", "result"}),
+		inventoryBatch: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    MetricInventoryBatch,
+			Help:    "Nodes asked about in one DescribeInstances call.",
+			Buckets: []float64{1, 2, 5, 10, 25, 50, 100, 150},
+		}),
 	}
-	for _, c := range []prometheus.Collector{m.decisions, m.latency, m.nodeWaits, m.inventoryWaits, m.inventoryLookups} {
+	for _, c := range []prometheus.Collector{m.decisions, m.latency, m.nodeWaits, m.inventoryWaits, m.inventoryLookups, m.inventoryCalls, m.inventoryBatch} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register approver metrics: %w", err)
 		}
@@ -91,8 +108,23 @@ func decisionLabel(d policy.Decision) string {
 	return "denied"
 }
 
+// ObserveInventoryCall counts one AWS call of the inventory.
+func (m *Metrics) ObserveInventoryCall(operation string, keys int, err error) {
+	if m == nil {
+		return
+	}
+	result := "ok"
+	if err != nil {
+		result = "error"
+	}
+	m.inventoryCalls.WithLabelValues(operation, result).Inc()
+	if operation == "DescribeInstances" {
+		m.inventoryBatch.Observe(float64(keys))
+	}
+}
+
 // ObserveInventoryLookup counts one inventory lookup with its outcome
-// (cache_hit, found, not_found or error).
+// (cache_hit, backoff, queued; found, not_found or error).
 func (m *Metrics) ObserveInventoryLookup(outcome string) {
 	if m == nil {
 		return

@@ -3,6 +3,9 @@ package approver
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"sync"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -13,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -34,9 +38,12 @@ const conflictRetry = time.Second
 const approvalSubresource = "approval"
 
 // Inventory answers what EC2 knows about the instance behind a Node. It
-// never fails: a failed lookup is an answer with Err set.
+// never blocks and never fails: a failed lookup is an answer with Err set,
+// and a lookup that needs an EC2 call returns false, after which the
+// inventory calls Reconciler.InventoryReady with the key once the answer is
+// at hand.
 type Inventory interface {
-	Lookup(ctx context.Context, key policy.InstanceKey) policy.InventoryAnswer
+	Lookup(ctx context.Context, key policy.InstanceKey) (policy.InventoryAnswer, bool)
 }
 
 // Reconciler approves or denies kubelet serving CSRs with policy.Decide.
@@ -60,6 +67,12 @@ type Reconciler struct {
 	Clock clock.PassiveClock
 	// Metrics records decisions; nil records nothing.
 	Metrics *Metrics
+
+	// waiting holds the CSRs waiting for an inventory answer, by key;
+	// wake carries them back to the controller (SetupWithManager).
+	waiting waiters
+	wake    chan event.GenericEvent
+	stopped <-chan struct{}
 }
 
 // Reconcile decides one CSR and writes the decision. The logger comes from
@@ -74,7 +87,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	d := policy.Decide(csr, node, r.lookupInventory(ctx, csr, node), r.Policy)
+	answer, ready := r.lookupInventory(ctx, csr, node)
+	if !ready {
+		log.V(2).Info("waiting for the EC2 inventory's answer", "node", node.Name)
+		return reconcile.Result{}, nil // InventoryReady brings the CSR back
+	}
+	d := policy.Decide(csr, node, answer, r.Policy)
 	if d.Skipped() {
 		log.V(2).Info("skipping CSR", "reason", d.Reason, "message", d.Message)
 		return reconcile.Result{}, nil
@@ -139,15 +157,75 @@ func (r *Reconciler) nodeWaitLeft(csr *certificatesv1.CertificateSigningRequest,
 // lookupInventory asks the inventory about node's instance when
 // policy.Decide will read the answer (policy.NeedsInventory) and the Node
 // says how to find its instance. A CSR denied for itself costs no EC2 call.
-func (r *Reconciler) lookupInventory(ctx context.Context, csr *certificatesv1.CertificateSigningRequest, node *corev1.Node) policy.InventoryAnswer {
+// It returns false when the answer is not at hand yet; the CSR is then
+// registered to be woken by InventoryReady.
+func (r *Reconciler) lookupInventory(ctx context.Context, csr *certificatesv1.CertificateSigningRequest, node *corev1.Node) (policy.InventoryAnswer, bool) {
 	if r.Inventory == nil || !policy.NeedsInventory(csr, node, r.Policy) {
-		return policy.InventoryAnswer{}
+		return policy.InventoryAnswer{}, true
 	}
 	key, err := policy.InstanceKeyFor(node)
 	if err != nil {
-		return policy.InventoryAnswer{} // policy.Decide denies: not an EC2 instance
+		return policy.InventoryAnswer{}, true // policy.Decide denies: not an EC2 instance
 	}
-	return r.Inventory.Lookup(ctx, key)
+	// Registered before asking, so that an answer arriving in between
+	// still wakes the CSR; a wake-up for a CSR decided meanwhile is skipped.
+	r.waiting.add(key, csr.Name)
+	ans, ready := r.Inventory.Lookup(ctx, key)
+	if ready {
+		r.waiting.remove(key, csr.Name)
+	}
+	return ans, ready
+}
+
+// InventoryReady requeues the CSRs waiting for the inventory's answer about
+// key. The inventory calls it once the answer is at hand.
+func (r *Reconciler) InventoryReady(key policy.InstanceKey) {
+	if r.wake == nil {
+		return // not set up with a manager
+	}
+	for _, name := range r.waiting.take(key) {
+		ev := event.GenericEvent{Object: &certificatesv1.CertificateSigningRequest{ObjectMeta: metav1.ObjectMeta{Name: name}}}
+		select {
+		case r.wake <- ev:
+		case <-r.stopped:
+			return
+		}
+	}
+}
+
+// waiters are the CSRs waiting for an inventory answer, by key.
+type waiters struct {
+	mu    sync.Mutex
+	byKey map[policy.InstanceKey]map[string]struct{}
+}
+
+func (w *waiters) add(key policy.InstanceKey, csr string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.byKey == nil {
+		w.byKey = map[policy.InstanceKey]map[string]struct{}{}
+	}
+	if w.byKey[key] == nil {
+		w.byKey[key] = map[string]struct{}{}
+	}
+	w.byKey[key][csr] = struct{}{}
+}
+
+func (w *waiters) remove(key policy.InstanceKey, csr string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.byKey[key], csr)
+	if len(w.byKey[key]) == 0 {
+		delete(w.byKey, key)
+	}
+}
+
+func (w *waiters) take(key policy.InstanceKey) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	names := slices.Sorted(maps.Keys(w.byKey[key]))
+	delete(w.byKey, key)
+	return names
 }
 
 // requesterNode returns the Node named by the CSR's requester, or nil when
@@ -180,17 +258,21 @@ func (r *Reconciler) writeDecision(ctx context.Context, csr *certificatesv1.Cert
 	return r.Client.SubResource(approvalSubresource).Update(ctx, updated)
 }
 
+// recordEvents records the decision on the CSR and, for a denial, on the
+// Node too (where `kubectl describe node` shows why its serving certificate
+// is missing). The Recorder queues them and never blocks (see
+// NewEventRecorder); the decision is already written.
 func (r *Reconciler) recordEvents(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, d policy.Decision) {
 	if r.Recorder == nil {
 		return
 	}
-	eventType := corev1.EventTypeWarning
 	if d.Approve {
-		eventType = corev1.EventTypeNormal
+		r.Recorder.Event(csr, corev1.EventTypeNormal, d.Reason, d.Message)
+		return
 	}
-	r.Recorder.Event(csr, eventType, d.Reason, d.Message)
+	r.Recorder.Event(csr, corev1.EventTypeWarning, d.Reason, d.Message)
 	if node != nil {
-		r.Recorder.Eventf(node, eventType, d.Reason, "CSR %s: %s", csr.Name, d.Message)
+		r.Recorder.Eventf(node, corev1.EventTypeWarning, d.Reason, "CSR %s: %s", csr.Name, d.Message)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/nodeboot/nodeboot/internal/aws/ec2/ec2instance"
@@ -17,21 +18,70 @@ import (
 	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy/policytest"
 )
 
-// fakeInventory answers every lookup with answer and records the keys.
+// fakeInventory answers every lookup with answer, or with none while
+// pending, and records the keys.
 type fakeInventory struct {
-	answer policy.InventoryAnswer
-	keys   []policy.InstanceKey
+	answer  policy.InventoryAnswer
+	pending bool
+	keys    []policy.InstanceKey
 }
 
-func (f *fakeInventory) Lookup(_ context.Context, key policy.InstanceKey) policy.InventoryAnswer {
+func (f *fakeInventory) Lookup(_ context.Context, key policy.InstanceKey) (policy.InventoryAnswer, bool) {
 	f.keys = append(f.keys, key)
-	return f.answer
+	if f.pending {
+		return policy.InventoryAnswer{}, false
+	}
+	return f.answer, true
 }
 
 // foundByID is the inventory's answer for the Node's instance, looked up by
 // instance ID.
 func foundByID() policy.InventoryAnswer {
-	return policy.InventoryAnswer{Key: policy.InstanceKey{ID: policytest.InstanceID}, Instances: []ec2instance.Instance{policytest.Instance()}}
+	return policy.InventoryAnswer{
+		Key: policy.InstanceKey{ID: policytest.InstanceID}, Instances: []ec2instance.Instance{policytest.Instance()},
+		Home: policy.ClusterHome{VPCID: policytest.VPC, AccountID: policytest.Account},
+	}
+}
+
+// TestReconcileWaitsForTheInventoryWithoutBlocking checks the path of a
+// CSR whose instance EC2 has not been asked about yet: the reconcile
+// returns at once without a decision or a requeue, and InventoryReady
+// brings the CSR back, which is then decided on the answer.
+func TestReconcileWaitsForTheInventoryWithoutBlocking(t *testing.T) {
+	csr := policytest.NewCSR(t, policytest.ValidFixture())
+	h := newHarness(t, csr, policytest.EC2Node(policytest.ProviderID))
+	inv := &fakeInventory{answer: foundByID(), pending: true}
+	h.rec.Policy.Inventory, h.rec.Inventory = policy.InventoryEC2, inv
+	h.rec.wake = make(chan event.GenericEvent, 1)
+
+	if res := h.reconcile(t, csr.Name); res != (reconcile.Result{}) {
+		t.Fatalf("Reconcile() while the answer is pending = %+v, want no requeue", res)
+	}
+	if got := h.conditions(t, csr.Name); len(got) != 0 {
+		t.Fatalf("conditions while the answer is pending = %+v, want none", got)
+	}
+	h.rec.InventoryReady(policy.InstanceKey{ID: "i-0fffffffffffffff0"}) // another node's answer
+	if len(h.rec.wake) != 0 {
+		t.Fatalf("another key's answer woke %d CSRs", len(h.rec.wake))
+	}
+	h.rec.InventoryReady(policy.InstanceKey{ID: policytest.InstanceID})
+	select {
+	case ev := <-h.rec.wake:
+		if ev.Object.GetName() != csr.Name {
+			t.Fatalf("woke %q, want %q", ev.Object.GetName(), csr.Name)
+		}
+	default:
+		t.Fatal("InventoryReady woke no CSR")
+	}
+	h.rec.InventoryReady(policy.InstanceKey{ID: policytest.InstanceID})
+	if len(h.rec.wake) != 0 {
+		t.Fatal("a second answer woke the CSR again")
+	}
+	inv.pending = false
+	h.reconcile(t, csr.Name)
+	if got := h.conditions(t, csr.Name); len(got) != 1 || got[0].Type != certificatesv1.CertificateApproved {
+		t.Fatalf("conditions after the answer = %+v, want one Approved", got)
+	}
 }
 
 func TestReconcileAsksTheInventory(t *testing.T) {

@@ -164,9 +164,9 @@ func TestReconcileApprovesServingCSR(t *testing.T) {
 	if got := h.conditions(t, csr.Name); !slices.Equal(got, wantConds) {
 		t.Fatalf("conditions = %+v, want %+v", got, wantConds)
 	}
+	// An approval is recorded on the CSR only; denials also on the Node.
 	wantEvents := []recordedEvent{
 		{Object: "*v1.CertificateSigningRequest/" + policytest.CSRName, Type: corev1.EventTypeNormal, Reason: policy.ReasonApproved, Message: wantMsg},
-		{Object: "*v1.Node/" + policytest.Node, Type: corev1.EventTypeNormal, Reason: policy.ReasonApproved, Message: "CSR " + policytest.CSRName + ": " + wantMsg},
 	}
 	if !slices.Equal(h.events.events, wantEvents) {
 		t.Fatalf("events = %+v, want %+v", h.events.events, wantEvents)
@@ -180,8 +180,8 @@ func TestReconcileApprovesServingCSR(t *testing.T) {
 	if got := len(h.conditions(t, csr.Name)); got != 1 {
 		t.Fatalf("after second reconcile: %d conditions, want 1", got)
 	}
-	if got := len(h.events.events); got != 2 {
-		t.Fatalf("after second reconcile: %d events, want 2", got)
+	if got := len(h.events.events); got != 1 {
+		t.Fatalf("after second reconcile: %d events, want 1", got)
 	}
 }
 

@@ -10,12 +10,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
 )
@@ -27,19 +29,27 @@ const ControllerName = "kubelet-serving-csr-approver"
 // kubelet serving CSR's requester.
 const RequesterNodeIndex = "nodeboot.requesterNode"
 
-// SetupWithManager registers the reconciler with mgr: it watches kubelet
-// serving CSRs and, so that CSRs waiting for their Node are decided as soon
-// as it registers or reports its addresses, Node creations and changes of
-// addresses or providerID.
-func (r *Reconciler) SetupWithManager(ctx context.Context, mgr manager.Manager) error {
+// wakeBuffer is the number of inventory wake-ups queued for the
+// controller; one batch answers at most a few hundred CSRs.
+const wakeBuffer = 4096
+
+// SetupWithManager registers the reconciler with mgr, deciding up to
+// workers CSRs at a time: it watches kubelet serving CSRs and, so that CSRs
+// waiting for their Node are decided as soon as it registers or reports its
+// addresses, Node creations and changes of addresses or providerID; CSRs
+// waiting for the EC2 inventory come back through InventoryReady.
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr manager.Manager, workers int) error {
 	err := mgr.GetFieldIndexer().IndexField(ctx, &certificatesv1.CertificateSigningRequest{}, RequesterNodeIndex, IndexRequesterNode)
 	if err != nil {
 		return fmt.Errorf("index CSRs by requester node: %w", err)
 	}
+	r.wake, r.stopped = make(chan event.GenericEvent, wakeBuffer), ctx.Done()
 	err = builder.ControllerManagedBy(mgr).
 		Named(ControllerName).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(workers, 1)}).
 		For(&certificatesv1.CertificateSigningRequest{}, builder.WithPredicates(predicate.NewPredicateFuncs(isKubeletServing))).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.PendingCSRsForNode), builder.WithPredicates(nodeCreatedOrReaddressed())).
+		WatchesRawSource(source.Channel(r.wake, &handler.EnqueueRequestForObject{})).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("build controller %s: %w", ControllerName, err)

@@ -46,6 +46,9 @@ type Instance struct {
 	Tags    map[string]string
 	// SecurityGroups are the IDs in groupSet (the primary interface's).
 	SecurityGroups []string
+	// VPCID is vpcId; OwnerID is the ownerId of the instance's
+	// reservation.
+	VPCID, OwnerID string
 }
 
 // InstanceType is one EC2 instance type the EC2 server knows.
@@ -199,6 +202,7 @@ func (s *EC2) describeInstances(w http.ResponseWriter, form url.Values) {
 		}
 		resp.Reservations = append(resp.Reservations, xmlReservation{
 			ID:        "r-" + strings.TrimPrefix(id, "i-"),
+			OwnerID:   in.OwnerID,
 			Instances: []xmlInstance{xmlInstanceOf(in, s.visibleName(in))},
 		})
 	}
@@ -298,6 +302,7 @@ type describeInstancesResponse struct {
 
 type xmlReservation struct {
 	ID        string        `xml:"reservationId"`
+	OwnerID   string        `xml:"ownerId,omitempty"`
 	Instances []xmlInstance `xml:"instancesSet>item"`
 }
 

@@ -37,7 +37,7 @@ type describeFilters map[string][]string
 
 // instanceFilterNames are the filters the server understands; real EC2
 // knows many more, and answers any name it does not know as invalid.
-var instanceFilterNames = []string{"private-dns-name", "instance-state-name", "availability-zone"}
+var instanceFilterNames = []string{"instance-id", "private-dns-name", "instance-state-name", "availability-zone", "vpc-id"}
 
 // instanceFilters reads the Filter.N.Name / Filter.N.Value.M parameters.
 // A filter it does not know is returned as invalid.
@@ -59,6 +59,8 @@ func instanceFilters(form url.Values) (filters describeFilters, invalid string) 
 // every filter.
 func (f describeFilters) match(in *Instance, name string) bool {
 	values := map[string]string{
+		"instance-id":         in.ID,
+		"vpc-id":              in.VPCID,
 		"private-dns-name":    name,
 		"instance-state-name": stateOf(in),
 		"availability-zone":   in.AvailabilityZone,
@@ -78,6 +80,7 @@ type xmlInstance struct {
 	State          xmlInstanceState      `xml:"instanceState"`
 	PrivateDNSName string                `xml:"privateDnsName"`
 	PublicDNSName  string                `xml:"dnsName"`
+	VPCID          string                `xml:"vpcId,omitempty"`
 	Placement      xmlPlacement          `xml:"placement"`
 	PrivateIP      string                `xml:"privateIpAddress,omitempty"`
 	PublicIP       string                `xml:"ipAddress,omitempty"`
@@ -134,6 +137,7 @@ func xmlInstanceOf(in *Instance, name string) xmlInstance {
 		State:          xmlInstanceState{Code: instanceStateCodes[state], Name: state},
 		PrivateDNSName: name,
 		PublicDNSName:  in.PublicDNSName,
+		VPCID:          in.VPCID,
 		Placement:      xmlPlacement{AvailabilityZone: in.AvailabilityZone},
 		PublicIP:       in.PublicIP,
 		ImageID:        in.ImageID,

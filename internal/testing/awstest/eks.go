@@ -40,7 +40,15 @@ type Cluster struct {
 	// clusterSecurityGroupId and (additional) securityGroupIds.
 	ClusterSecurityGroupID string
 	SecurityGroupIDs       []string
+	// VPCID is resourcesVpcConfig.vpcId.
+	VPCID string
+	// AccountID is the account in the cluster's ARN; empty means
+	// DefaultAccountID.
+	AccountID string
 }
+
+// DefaultAccountID is the account of clusters that name none.
+const DefaultAccountID = "111122223333"
 
 // EKS is a local EKS REST-JSON server for DescribeCluster (GET /clusters/<name>).
 type EKS struct {
@@ -116,9 +124,13 @@ func clusterJSON(c Cluster) map[string]any {
 	if status == "" {
 		status = "ACTIVE"
 	}
+	account := c.AccountID
+	if account == "" {
+		account = DefaultAccountID
+	}
 	out := map[string]any{
 		"name":   c.Name,
-		"arn":    "arn:aws:eks:us-west-2:111122223333:cluster/" + c.Name,
+		"arn":    "arn:aws:eks:us-west-2:" + account + ":cluster/" + c.Name,
 		"status": status,
 	}
 	setIf(out, "endpoint", c.Endpoint)
@@ -137,9 +149,10 @@ func clusterJSON(c Cluster) map[string]any {
 	if c.AuthenticationMode != "" {
 		out["accessConfig"] = map[string]any{"authenticationMode": c.AuthenticationMode, "bootstrapClusterCreatorAdminPermissions": true}
 	}
-	if c.ClusterSecurityGroupID != "" || len(c.SecurityGroupIDs) > 0 {
+	if c.ClusterSecurityGroupID != "" || len(c.SecurityGroupIDs) > 0 || c.VPCID != "" {
 		vpc := map[string]any{"securityGroupIds": append([]string{}, c.SecurityGroupIDs...)}
 		setIf(vpc, "clusterSecurityGroupId", c.ClusterSecurityGroupID)
+		setIf(vpc, "vpcId", c.VPCID)
 		out["resourcesVpcConfig"] = vpc
 	}
 	if c.OutpostARN != "" {

@@ -17,6 +17,11 @@ type Instance struct {
 	AvailabilityZone string
 	PrivateDNSName   string
 	PublicDNSName    string
+	// VPCID is the VPC the instance runs in (vpcId).
+	VPCID string
+	// OwnerID is the AWS account that owns the instance's reservation
+	// (reservation ownerId).
+	OwnerID string
 	// PrivateIPs are the instance's primary private IPv4 and every private
 	// IPv4 of its in-use network interfaces (secondary addresses included),
 	// the set a cloud controller manager reports as InternalIP.

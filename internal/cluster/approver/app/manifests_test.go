@@ -204,6 +204,9 @@ func TestDeploymentRunsTheApproverSafely(t *testing.T) {
 	if opts.EC2Inventory == EC2InventoryOff {
 		t.Errorf("the Deployment turns the EC2 inventory check off (--ec2-inventory=%s)", opts.EC2Inventory)
 	}
+	if opts.ClusterName == "" {
+		t.Errorf("the Deployment names no cluster (--cluster-name): every CSR would be denied InventoryUnavailable")
+	}
 	if port := probePort(t, c, opts.Manager.HealthProbeBindAddress); c.LivenessProbe.HTTPGet.Port.String() != port {
 		t.Errorf("probes target port %s, but --health-probe-bind-address is %q", c.LivenessProbe.HTTPGet.Port.String(), opts.Manager.HealthProbeBindAddress)
 	}
@@ -226,8 +229,8 @@ func probePort(t *testing.T, c corev1.Container, addr string) string {
 }
 
 // TestIAMPolicyGrantsOnlyTheInventoryLookup checks iam-policy.json, the
-// policy the README tells operators to attach: the one EC2 read the
-// inventory check makes, nothing more.
+// policy the README tells operators to attach: the EC2 read the inventory
+// check makes and the EKS read that finds the cluster's VPC, nothing more.
 func TestIAMPolicyGrantsOnlyTheInventoryLookup(t *testing.T) {
 	var policy struct {
 		Version   string
@@ -256,12 +259,13 @@ func TestIAMPolicyGrantsOnlyTheInventoryLookup(t *testing.T) {
 		default:
 			t.Errorf("statement action %v is neither a string nor a list", st.Action)
 		}
-		// DescribeInstances has no resource-level permissions.
+		// DescribeInstances has no resource-level permissions;
+		// DescribeCluster names the cluster, which the policy cannot know.
 		if st.Resource != "*" {
 			t.Errorf("statement resource %v, want \"*\"", st.Resource)
 		}
 	}
-	if !slices.Equal(actions, []string{"ec2:DescribeInstances"}) {
-		t.Errorf("actions = %q, want exactly [ec2:DescribeInstances]", actions)
+	if !slices.Equal(actions, []string{"ec2:DescribeInstances", "eks:DescribeCluster"}) {
+		t.Errorf("actions = %q, want exactly [ec2:DescribeInstances eks:DescribeCluster]", actions)
 	}
 }

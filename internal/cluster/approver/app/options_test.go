@@ -31,8 +31,11 @@ func TestParseFlagsDefaults(t *testing.T) {
 		NodeWait:             5 * time.Minute,
 		EC2Inventory:         "auto",
 		EC2InventoryCacheTTL: time.Minute,
-		LogLevel:             slog.LevelInfo,
-		LogFormat:            "json",
+		EC2APIQPS:            5, EC2APIBurst: 10,
+		MaxSANs: 64, Workers: 16,
+		EventQPS: 10, EventBurst: 50,
+		LogLevel:  slog.LevelInfo,
+		LogFormat: "json",
 	}
 	if !optionsEqual(o, want) {
 		t.Fatalf("ParseFlags(nil) = %+v, want %+v", o, want)
@@ -51,7 +54,9 @@ func TestParseFlagsLocalProcess(t *testing.T) {
 		"--allowed-cidrs=10.0.0.0/16,fd00::/8", "--allowed-cidrs", "192.168.1.0/24",
 		"--hostname-regex", `ip-[0-9-]+\.ec2\.internal`,
 		"--max-expiration=24h", "--min-expiration=1h", "--node-wait=30s",
-		"--ec2-inventory=on", "--aws-region=eu-west-1", "--ec2-inventory-cache-ttl=5m",
+		"--ec2-inventory=on", "--aws-region=eu-west-1", "--ec2-inventory-cache-ttl=5m", "--cluster-name=prod",
+		"--ec2-api-qps=2", "--ec2-api-burst=4", "--max-sans=8", "--workers=4",
+		"--kube-api-qps=100", "--kube-api-burst=200", "--event-qps=1", "--event-burst=5",
 		"--log-level=debug", "--log-format=text",
 	}
 	o, err := ParseFlags(args)
@@ -74,15 +79,20 @@ func TestParseFlagsLocalProcess(t *testing.T) {
 		EC2Inventory:         "on",
 		AWSRegion:            "eu-west-1",
 		EC2InventoryCacheTTL: 5 * time.Minute,
-		LogLevel:             slog.LevelDebug,
-		LogFormat:            "text",
+		ClusterName:          "prod",
+		EC2APIQPS:            2, EC2APIBurst: 4,
+		MaxSANs: 8, Workers: 4,
+		KubeAPIQPS: 100, KubeAPIBurst: 200,
+		EventQPS: 1, EventBurst: 5,
+		LogLevel:  slog.LevelDebug,
+		LogFormat: "text",
 	}
 	if !optionsEqual(o, want) {
 		t.Fatalf("ParseFlags = %+v, want %+v", o, want)
 	}
 	p := o.Policy()
-	if p.MaxExpirationSeconds != 86400 || p.MinExpirationSeconds != 3600 {
-		t.Fatalf("Policy() expirations = %d, %d, want 86400, 3600", p.MaxExpirationSeconds, p.MinExpirationSeconds)
+	if p.MaxExpirationSeconds != 86400 || p.MinExpirationSeconds != 3600 || p.MaxSANs != 8 {
+		t.Fatalf("Policy() expirations = %d, %d, SANs %d, want 86400, 3600, 8", p.MaxExpirationSeconds, p.MinExpirationSeconds, p.MaxSANs)
 	}
 	// The regex must match whole names only.
 	for name, want := range map[string]bool{
@@ -117,6 +127,14 @@ func TestParseFlagsErrors(t *testing.T) {
 		{name: "bad log format", args: []string{"--log-format=xml"}, wantErr: `--log-format: "xml" is neither json nor text`},
 		{name: "bad inventory mode", args: []string{"--ec2-inventory=yes"}, wantErr: `--ec2-inventory: "yes" is not auto, on or off`},
 		{name: "negative cache TTL", args: []string{"--ec2-inventory-cache-ttl=-1s"}, wantErr: "--ec2-inventory-cache-ttl -1s is negative"},
+		{name: "no EC2 calls", args: []string{"--ec2-api-qps=0"}, wantErr: "--ec2-api-qps 0 and --ec2-api-burst 10 must be positive"},
+		{name: "no workers", args: []string{"--workers=0"}, wantErr: "--workers 0 and --max-sans 64 must be positive"},
+		{name: "negative API QPS", args: []string{"--kube-api-qps=-1"}, wantErr: "--kube-api-qps -1 and --kube-api-burst 0 must not be negative"},
+		{name: "no Events", args: []string{"--event-qps=0"}, wantErr: "--event-qps 0 and --event-burst 50 must be positive"},
+		{name: "VPC without account", args: []string{"--cluster-vpc-id=vpc-0123456789abcdef0"}, wantErr: "--cluster-vpc-id and --cluster-account-id go together"},
+		{name: "cluster named twice", args: []string{"--cluster-name=prod", "--cluster-vpc-id=vpc-0123456789abcdef0", "--cluster-account-id=111122223333"}, wantErr: "name the cluster twice"},
+		{name: "malformed VPC", args: []string{"--cluster-vpc-id=vpc-12", "--cluster-account-id=111122223333"}, wantErr: `--cluster-vpc-id "vpc-12" is not a VPC ID`},
+		{name: "malformed account", args: []string{"--cluster-vpc-id=vpc-0123456789abcdef0", "--cluster-account-id=1111"}, wantErr: `--cluster-account-id "1111" is not an AWS account ID`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

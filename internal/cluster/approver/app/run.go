@@ -65,7 +65,8 @@ func run(ctx context.Context, opts Options, log logr.Logger) error {
 	log.Info("starting nodeboot-approver", "leaderElect", opts.Manager.LeaderElect,
 		"leaderElectionNamespace", opts.Manager.LeaderElectionNamespace, "nodeWait", opts.NodeWait,
 		"allowedCIDRs", fmt.Sprint(opts.AllowedCIDRs), "hostnameRegex", regexString(opts),
-		"maxExpiration", opts.MaxExpiration, "minExpiration", opts.MinExpiration)
+		"maxExpiration", opts.MaxExpiration, "minExpiration", opts.MinExpiration, "maxSANs", opts.MaxSANs,
+		"workers", opts.Workers, "kubeAPIQPS", opts.KubeAPIQPS, "kubeAPIBurst", opts.KubeAPIBurst, "eventQPS", opts.EventQPS)
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("run manager: %w", err)
 	}

@@ -1,9 +1,14 @@
 package ec2inventory
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,37 +26,106 @@ const (
 	instanceB = "i-0bbbbbbbbbbbbbbb2"
 	instanceC = "i-0ccccccccccccccc3"
 	nameA     = "ip-10-0-0-1.us-west-2.compute.internal"
+	testVPC   = "vpc-0123456789abcdef0"
+	// hangGuard bounds waits that only catch a hang.
+	hangGuard = time.Minute
 )
 
-var unauthorized = awstest.Fault{Status: http.StatusForbidden, Code: "UnauthorizedOperation", Message: "You are not authorized to perform this operation."}
+var (
+	unauthorized = awstest.Fault{Status: http.StatusForbidden, Code: "UnauthorizedOperation", Message: "You are not authorized to perform this operation."}
+	testHome     = policy.ClusterHome{VPCID: testVPC, AccountID: awstest.DefaultAccountID}
+)
 
 type fixture struct {
-	stub     *awstest.EC2
-	clock    *clocktesting.FakeClock
-	outcomes []string
+	stub  *awstest.EC2
+	clock *clocktesting.FakeClock
+	// ready receives every key the source answered.
+	ready chan policy.InstanceKey
+
+	mu        sync.Mutex
+	outcomes  []string
+	homeCalls int
+	homeErr   error
 }
 
-// newSource returns a source asking the EC2 stub through the real SDK
-// client, with 2 attempts per call and millisecond backoffs.
+func (f *fixture) outcomesSoFar() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.outcomes)
+}
+
+// newSource returns a started source asking the EC2 stub through the real
+// SDK client, with 2 attempts per call and millisecond backoffs, and a
+// window of 5 ms unless o sets one.
 func newSource(t *testing.T, o Options) (*Source, *fixture) {
 	t.Helper()
 	awstest.IsolateEnv(t)
-	f := &fixture{stub: awstest.NewEC2(t), clock: clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
+	f := &fixture{stub: awstest.NewEC2(t), clock: clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)),
+		ready: make(chan policy.InstanceKey, 1000)}
 	t.Setenv("AWS_ENDPOINT_URL_EC2", f.stub.URL)
 	cfg, err := sdkdefault.Load(t.Context(), awsconfig.Options{Region: "us-west-2", MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{instanceA, instanceB, instanceC} {
-		f.stub.AddInstance(awstest.Instance{ID: id, PrivateDNSName: nameA, AvailabilityZone: "us-west-2a",
-			Interfaces: []awstest.NetworkInterface{{PrivateIPs: []string{"10.0.0.1"}}}})
+		f.stub.AddInstance(awstest.Instance{ID: id, PrivateDNSName: nameA, AvailabilityZone: "us-west-2a", VPCID: testVPC,
+			OwnerID: awstest.DefaultAccountID, Interfaces: []awstest.NetworkInterface{{PrivateIPs: []string{"10.0.0.1"}}}})
 	}
 	o.Clock = f.clock
-	o.Observe = func(outcome string) { f.outcomes = append(f.outcomes, outcome) }
-	return New(ec2.New(cfg, ec2.NameWait{}), o), f
+	if o.Window == 0 {
+		o.Window = 5 * time.Millisecond
+	}
+	o.Observe = func(outcome string) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.outcomes = append(f.outcomes, outcome)
+	}
+	home := func(context.Context) (policy.ClusterHome, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.homeCalls++
+		return testHome, f.homeErr
+	}
+	s := New(ec2.New(cfg, ec2.NameWait{}), home, o)
+	s.OnReady(func(k policy.InstanceKey) { f.ready <- k })
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = s.Start(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return s, f
 }
 
 func (f *fixture) calls() int { return f.stub.Calls(awstest.ActionDescribeInstances) }
+
+// lookup returns the answer for key, waiting for the call it queues.
+func lookup(t *testing.T, s *Source, f *fixture, key policy.InstanceKey) policy.InventoryAnswer {
+	t.Helper()
+	if ans, ok := s.Lookup(t.Context(), key); ok {
+		return ans
+	}
+	waitReady(t, f, key)
+	ans, ok := s.Lookup(t.Context(), key)
+	if !ok {
+		t.Fatalf("Lookup(%s) after its answer came: not ready", key)
+	}
+	return ans
+}
+
+func waitReady(t *testing.T, f *fixture, keys ...policy.InstanceKey) {
+	t.Helper()
+	want := map[policy.InstanceKey]bool{}
+	for _, k := range keys {
+		want[k] = true
+	}
+	for len(want) > 0 {
+		select {
+		case k := <-f.ready:
+			delete(want, k)
+		case <-time.After(hangGuard):
+			t.Fatalf("no answer for %d keys", len(want))
+		}
+	}
+}
 
 func ids(ans policy.InventoryAnswer) []string {
 	var out []string
@@ -65,34 +139,96 @@ func TestLookupCachesFoundInstancesForTheTTL(t *testing.T) {
 	s, f := newSource(t, Options{TTL: time.Minute})
 	key := policy.InstanceKey{ID: instanceA}
 
-	first := s.Lookup(t.Context(), key)
-	if first.Err != nil || first.Key != key || !slices.Equal(ids(first), []string{instanceA + "/running"}) {
-		t.Fatalf("Lookup() = %+v, want instance %s", first, instanceA)
+	first := lookup(t, s, f, key)
+	if first.Err != nil || first.Key != key || !slices.Equal(ids(first), []string{instanceA + "/running"}) || first.Home != testHome {
+		t.Fatalf("Lookup() = %+v, want instance %s in %+v", first, instanceA, testHome)
 	}
-	if got := first.Instances[0].PrivateIPs[0].String(); got != "10.0.0.1" {
-		t.Fatalf("private IP = %s, want 10.0.0.1", got)
+	if in := first.Instances[0]; in.PrivateIPs[0].String() != "10.0.0.1" || in.VPCID != testVPC || in.OwnerID != awstest.DefaultAccountID {
+		t.Fatalf("instance = %+v, want private IP 10.0.0.1 in %s of %s", in, testVPC, awstest.DefaultAccountID)
 	}
 	f.clock.Step(59 * time.Second)
-	if again := s.Lookup(t.Context(), key); !slices.Equal(ids(again), ids(first)) || f.calls() != 1 {
+	if again := lookup(t, s, f, key); !slices.Equal(ids(again), ids(first)) || f.calls() != 1 {
 		t.Fatalf("second Lookup() = %+v after %d calls; want the cached answer and 1 call", again, f.calls())
 	}
 	f.clock.Step(time.Second)
-	s.Lookup(t.Context(), key)
+	lookup(t, s, f, key)
 	if f.calls() != 2 {
 		t.Fatalf("DescribeInstances calls after the TTL = %d, want 2", f.calls())
 	}
-	if want := []string{"found", "cache_hit", "found"}; !slices.Equal(f.outcomes, want) {
-		t.Fatalf("outcomes = %q, want %q", f.outcomes, want)
+	if want := []string{"queued", "found", "cache_hit", "cache_hit", "queued", "found", "cache_hit"}; !slices.Equal(f.outcomesSoFar(), want) {
+		t.Fatalf("outcomes = %q, want %q", f.outcomesSoFar(), want)
+	}
+	if f.homeCalls != 1 {
+		t.Fatalf("the cluster's home was asked for %d times, want once", f.homeCalls)
 	}
 }
 
 func TestLookupByPrivateDNSName(t *testing.T) {
 	s, f := newSource(t, Options{})
 	f.stub.AddInstance(awstest.Instance{ID: "i-0ddddddddddddddd4", PrivateDNSName: "ip-10-0-0-9.us-west-2.compute.internal"})
-	ans := s.Lookup(t.Context(), policy.InstanceKey{PrivateDNSName: nameA})
+	ans := lookup(t, s, f, policy.InstanceKey{PrivateDNSName: nameA})
 	if want := []string{instanceA + "/running", instanceB + "/running", instanceC + "/running"}; ans.Err != nil || !slices.Equal(ids(ans), want) {
 		t.Fatalf("Lookup() = %+v, want %q", ans, want)
 	}
+}
+
+// TestConcurrentLookupsShareCalls queues lookups of 400 instances (and two
+// private DNS names) in one window: they are answered by calls of at most
+// ec2.MaxFilterValues values each, one filter per call.
+func TestConcurrentLookupsShareCalls(t *testing.T) {
+	s, f := newSource(t, Options{Window: 50 * time.Millisecond})
+	var mu sync.Mutex
+	var sizes []string
+	s.opts.ObserveCall = func(op string, n int, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		sizes = append(sizes, fmt.Sprintf("%s:%d:%v", op, n, err))
+	}
+	var keys []policy.InstanceKey
+	for i := range 400 {
+		id := fmt.Sprintf("i-0%016x", i+1)
+		f.stub.AddInstance(awstest.Instance{ID: id, PrivateDNSName: fmt.Sprintf("ip-10-1-%d-%d.us-west-2.compute.internal", i/250, i%250)})
+		keys = append(keys, policy.InstanceKey{ID: id})
+	}
+	keys = append(keys, policy.InstanceKey{PrivateDNSName: nameA}, policy.InstanceKey{PrivateDNSName: "ip-10-9-9-9.us-west-2.compute.internal"})
+	for _, k := range keys {
+		if _, ok := s.Lookup(t.Context(), k); ok {
+			t.Fatalf("Lookup(%s) answered before any call", k)
+		}
+	}
+	waitReady(t, f, keys...)
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"DescribeCluster:0:<nil>", "DescribeInstances:150:<nil>", "DescribeInstances:150:<nil>", "DescribeInstances:100:<nil>", "DescribeInstances:2:<nil>"}
+	if !slices.Equal(sizes, want) {
+		t.Fatalf("calls = %q, want %q", sizes, want)
+	}
+	// The SDK retries an attempt whose connection the transport closed
+	// (aws/aws-sdk-go-v2#2737), which happens on loopback: the stub may
+	// see a call twice, always with the same values.
+	filters := map[string]int{}
+	for _, r := range f.stub.Requests() {
+		filters[fmt.Sprintf("%s:%d", r.Get("Filter.1.Name"), countValues(r))]++
+	}
+	for _, size := range []string{"instance-id:150", "instance-id:100", "private-dns-name:2"} {
+		if filters[size] == 0 {
+			t.Errorf("no request with %s (requests %v)", size, filters)
+		}
+	}
+	for _, k := range keys {
+		ans, ok := s.Lookup(t.Context(), k)
+		wantFound := k.PrivateDNSName != "ip-10-9-9-9.us-west-2.compute.internal"
+		if !ok || ans.Err != nil || (len(ans.Instances) > 0) != wantFound {
+			t.Fatalf("Lookup(%s) = %+v, %v; want found %v", k, ans, ok, wantFound)
+		}
+	}
+}
+
+func countValues(r url.Values) int {
+	n := 0
+	for ; r.Get(fmt.Sprintf("Filter.1.Value.%d", n+1)) != ""; n++ {
+	}
+	return n
 }
 
 func TestLookupCachesAbsencesBriefly(t *testing.T) {
@@ -100,17 +236,14 @@ func TestLookupCachesAbsencesBriefly(t *testing.T) {
 		t.Run(key.String(), func(t *testing.T) {
 			s, f := newSource(t, Options{NotFoundTTL: 10 * time.Second})
 			for range 2 {
-				if ans := s.Lookup(t.Context(), key); ans.Err != nil || len(ans.Instances) != 0 || ans.Key != key {
+				if ans := lookup(t, s, f, key); ans.Err != nil || len(ans.Instances) != 0 || ans.Key != key {
 					t.Fatalf("Lookup() = %+v, want no instances and no error", ans)
 				}
 			}
 			f.clock.Step(10 * time.Second)
-			s.Lookup(t.Context(), key)
+			lookup(t, s, f, key)
 			if f.calls() != 2 {
 				t.Fatalf("DescribeInstances calls = %d, want 2 (one, a cache hit, one after the TTL)", f.calls())
-			}
-			if want := []string{"not_found", "cache_hit", "not_found"}; !slices.Equal(f.outcomes, want) {
-				t.Fatalf("outcomes = %q, want %q", f.outcomes, want)
 			}
 		})
 	}
@@ -118,124 +251,164 @@ func TestLookupCachesAbsencesBriefly(t *testing.T) {
 
 // TestAbsenceTTLNeverOutlivesTheTTL: an operator who shortens the cache TTL
 // below DefaultNotFoundTTL, or disables the cache, gets no absence reused
-// longer than that.
+// longer than that, nor than the few seconds an answer is kept for the
+// lookups it wakes.
 func TestAbsenceTTLNeverOutlivesTheTTL(t *testing.T) {
 	tests := []struct {
 		name string
 		opts Options
-		// wantCalls after a lookup, a second one 1 s later, a third one
-		// 2 s after the first.
+		// wantCalls after lookups at 0 s, 6 s and 12 s.
 		wantCalls int
 	}{
-		{name: "default TTLs", opts: Options{}, wantCalls: 1},
-		{name: "TTL 2s", opts: Options{TTL: 2 * time.Second}, wantCalls: 2},
+		{name: "default TTLs", opts: Options{}, wantCalls: 2},
+		{name: "TTL 2s", opts: Options{TTL: 2 * time.Second}, wantCalls: 3},
 		{name: "cache disabled", opts: Options{TTL: -1}, wantCalls: 3},
-		{name: "explicit absence TTL wins", opts: Options{TTL: 2 * time.Second, NotFoundTTL: 5 * time.Second}, wantCalls: 1},
+		{name: "explicit absence TTL wins", opts: Options{TTL: 2 * time.Second, NotFoundTTL: 20 * time.Second}, wantCalls: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s, f := newSource(t, tc.opts)
 			key := policy.InstanceKey{ID: "i-0fffffffffffffff9"}
-			s.Lookup(t.Context(), key)
-			f.clock.Step(time.Second)
-			s.Lookup(t.Context(), key)
-			f.clock.Step(time.Second)
-			s.Lookup(t.Context(), key)
+			for range 3 {
+				lookup(t, s, f, key)
+				f.clock.Step(6 * time.Second)
+			}
 			if f.calls() != tc.wantCalls {
-				t.Fatalf("DescribeInstances calls = %d, want %d (outcomes %q)", f.calls(), tc.wantCalls, f.outcomes)
+				t.Fatalf("DescribeInstances calls = %d, want %d (outcomes %q)", f.calls(), tc.wantCalls, f.outcomesSoFar())
 			}
 		})
 	}
 }
 
-func TestLookupFailuresAreNotCached(t *testing.T) {
+// TestFailuresAreCachedWithBackoff: a failed call answers its keys with
+// the failure, and every lookup during the backoff too, without a call;
+// the backoff doubles with each failure in a row and ends with a success.
+func TestFailuresAreCachedWithBackoff(t *testing.T) {
 	tests := []struct {
 		name          string
-		key           policy.InstanceKey
 		faults        []awstest.Fault
 		delay         time.Duration
 		wantErr       string
 		wantTransient bool
 	}{
 		{
-			name: "throttled on every attempt", key: policy.InstanceKey{ID: instanceA},
+			name:    "throttled on every attempt",
 			faults:  []awstest.Fault{awstest.EC2Throttling, awstest.EC2Throttling},
 			wantErr: "gave up after 2 attempts", wantTransient: true,
 		},
-		{
-			name: "access denied", key: policy.InstanceKey{ID: instanceA}, faults: []awstest.Fault{unauthorized},
-			wantErr: "UnauthorizedOperation",
-		},
-		{
-			name: "endpoint hangs past the lookup timeout", key: policy.InstanceKey{ID: instanceA}, delay: time.Hour,
-			wantErr: "(lookup timeout 200ms)", wantTransient: true,
-		},
+		{name: "access denied", faults: []awstest.Fault{unauthorized}, wantErr: "UnauthorizedOperation"},
+		{name: "endpoint hangs past the lookup timeout", delay: time.Hour, wantErr: "(lookup timeout 200ms)", wantTransient: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, f := newSource(t, Options{Timeout: 200 * time.Millisecond})
+			s, f := newSource(t, Options{Timeout: 200 * time.Millisecond, MinBackoff: time.Second})
 			f.stub.FailNext(awstest.ActionDescribeInstances, tc.faults...)
 			f.stub.SetDelay(awstest.ActionDescribeInstances, tc.delay)
+			key := policy.InstanceKey{ID: instanceA}
 
-			ans := s.Lookup(t.Context(), tc.key)
-
-			if len(ans.Instances) != 0 || ans.Key != tc.key {
-				t.Fatalf("Lookup() = %+v, want no instances for %+v", ans, tc.key)
-			}
-			if ans.Err == nil || !strings.Contains(ans.Err.Error(), tc.wantErr) {
-				t.Fatalf("Lookup() error = %v, want %q", ans.Err, tc.wantErr)
+			ans := lookup(t, s, f, key)
+			if len(ans.Instances) != 0 || ans.Key != key || ans.Err == nil || !strings.Contains(ans.Err.Error(), tc.wantErr) {
+				t.Fatalf("Lookup() = %+v, want no instances and an error with %q", ans, tc.wantErr)
 			}
 			if ans.Transient != tc.wantTransient {
 				t.Errorf("Transient = %v, want %v", ans.Transient, tc.wantTransient)
 			}
 			f.stub.SetDelay(awstest.ActionDescribeInstances, 0)
-			before := f.calls()
-			s.Lookup(t.Context(), tc.key)
-			if f.calls() != before+1 {
-				t.Errorf("the next Lookup() made %d calls, want 1: nothing may be cached", f.calls()-before)
+			calls := f.calls()
+			other, ok := s.Lookup(t.Context(), policy.InstanceKey{ID: instanceB})
+			if !ok || other.Err == nil || !strings.Contains(other.Err.Error(), "no EC2 call until") || f.calls() != calls {
+				t.Fatalf("another Lookup() during the backoff = %+v, %v after %d calls; want the failure at once, no call", other, ok, f.calls()-calls)
 			}
-			if f.outcomes[0] != "error" {
-				t.Errorf("outcome = %q, want error", f.outcomes[0])
+			f.clock.Step(time.Second)
+			if ans := lookup(t, s, f, key); ans.Err != nil || f.calls() != calls+1 {
+				t.Fatalf("Lookup() after the backoff = %+v after %d calls; want the instance from 1 call", ans, f.calls()-calls)
 			}
 		})
 	}
 }
 
-func TestLookupNegativeTTLsDisableTheCache(t *testing.T) {
-	s, f := newSource(t, Options{TTL: -1, NotFoundTTL: -1})
-	for _, key := range []policy.InstanceKey{{ID: instanceA}, {ID: "i-0fffffffffffffff9"}} {
-		s.Lookup(t.Context(), key)
-		s.Lookup(t.Context(), key)
+func TestBackoffDoublesAndEndsWithASuccess(t *testing.T) {
+	var b backoff
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var got []time.Duration
+	for range 8 {
+		got = append(got, b.fail(now, errors.New("throttled"), true, time.Second, 30*time.Second).Sub(now))
 	}
-	if f.calls() != 4 {
-		t.Fatalf("DescribeInstances calls = %d, want 4", f.calls())
+	want := []time.Duration{1, 2, 4, 8, 16, 30, 30, 30}
+	for i := range want {
+		want[i] *= time.Second
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("backoffs = %v, want %v", got, want)
+	}
+	if _, ok := b.failure(now.Add(29 * time.Second)); !ok {
+		t.Fatal("no failure during the backoff")
+	}
+	if _, ok := b.failure(now.Add(30 * time.Second)); ok {
+		t.Fatal("a failure after the backoff")
+	}
+}
+
+// TestClusterHomeFailureIsAnswered: while the cluster's VPC and account
+// cannot be found, no instance is looked up and the keys get that failure.
+func TestClusterHomeFailureIsAnswered(t *testing.T) {
+	s, f := newSource(t, Options{MinBackoff: time.Second})
+	f.homeErr = errors.New("eks DescribeCluster \"prod\": AccessDeniedException")
+	ans := lookup(t, s, f, policy.InstanceKey{ID: instanceA})
+	if ans.Err == nil || !strings.Contains(ans.Err.Error(), "find the cluster's VPC and account: eks DescribeCluster") || f.calls() != 0 {
+		t.Fatalf("Lookup() = %+v after %d DescribeInstances calls; want the DescribeCluster failure and none", ans, f.calls())
+	}
+	f.mu.Lock()
+	f.homeErr = nil
+	f.mu.Unlock()
+	f.clock.Step(time.Second)
+	if ans := lookup(t, s, f, policy.InstanceKey{ID: instanceA}); ans.Err != nil || ans.Home != testHome {
+		t.Fatalf("Lookup() once the cluster is found = %+v", ans)
+	}
+}
+
+// TestCallsArePaced: with a rate of 10 calls a second and no burst, the
+// second call starts at least 100 ms after the first (a lower bound the
+// limiter guarantees, whatever the machine's load).
+func TestCallsArePaced(t *testing.T) {
+	s, f := newSource(t, Options{Rate: 10, Burst: 1})
+	starts := make(chan time.Time, 4)
+	s.opts.ObserveCall = func(string, int, error) { starts <- time.Now() }
+	lookup(t, s, f, policy.InstanceKey{ID: instanceA}) // DescribeCluster, then DescribeInstances
+	lookup(t, s, f, policy.InstanceKey{ID: instanceB})
+	close(starts)
+	var at []time.Time
+	for ts := range starts {
+		at = append(at, ts)
+	}
+	if len(at) != 3 {
+		t.Fatalf("%d calls, want 3", len(at))
+	}
+	for i := 1; i < len(at); i++ {
+		if gap := at[i].Sub(at[i-1]); gap < 90*time.Millisecond {
+			t.Errorf("call %d came %s after the previous one, want at least 100ms", i+1, gap)
+		}
 	}
 }
 
 func TestCacheIsBounded(t *testing.T) {
 	s, f := newSource(t, Options{TTL: time.Minute, MaxEntries: 2})
 	for _, id := range []string{instanceA, instanceB} {
-		s.Lookup(t.Context(), policy.InstanceKey{ID: id})
+		lookup(t, s, f, policy.InstanceKey{ID: id})
 		f.clock.Step(time.Second)
 	}
-	s.Lookup(t.Context(), policy.InstanceKey{ID: instanceC}) // evicts A, the oldest
+	lookup(t, s, f, policy.InstanceKey{ID: instanceC}) // evicts A, the oldest
 	if len(s.cache) != 2 {
 		t.Fatalf("cache holds %d entries, want 2", len(s.cache))
 	}
 	before := f.calls()
-	s.Lookup(t.Context(), policy.InstanceKey{ID: instanceB})
-	s.Lookup(t.Context(), policy.InstanceKey{ID: instanceC})
+	lookup(t, s, f, policy.InstanceKey{ID: instanceB})
+	lookup(t, s, f, policy.InstanceKey{ID: instanceC})
 	if f.calls() != before {
 		t.Fatalf("B and C were not cached: %d calls", f.calls()-before)
 	}
-	s.Lookup(t.Context(), policy.InstanceKey{ID: instanceA})
+	lookup(t, s, f, policy.InstanceKey{ID: instanceA})
 	if f.calls() != before+1 {
 		t.Fatalf("A was not evicted: %d calls", f.calls()-before)
-	}
-	// Expired entries go first.
-	f.clock.Step(2 * time.Minute)
-	s.Lookup(t.Context(), policy.InstanceKey{ID: instanceB})
-	if len(s.cache) != 1 {
-		t.Fatalf("cache holds %d entries after expiry, want 1", len(s.cache))
 	}
 }

@@ -2,11 +2,15 @@ package policy
 
 import (
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
+	"fmt"
 	"slices"
 	"strings"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/nodeboot/nodeboot/internal/aws/ec2/ec2instance"
 )
@@ -44,7 +48,9 @@ var checkGroups = [][]check{localChecks, inventoryChecks, nodeAddressChecks}
 // localChecks read only the CSR, the Node's existence and the policy.
 var localChecks = []check{
 	checkRequester,
+	checkRequestSize,
 	checkRequestParses,
+	checkSANCount,
 	checkPublicKey,
 	checkSignatureAlgorithm,
 	checkSignature,
@@ -84,6 +90,12 @@ var nodeAddressChecks = []check{
 // inventory is checked before the Node's addresses: the SANs must belong to
 // the EC2 instance, whatever the Node's status says.
 func Decide(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, inv InventoryAnswer, p Policy) Decision {
+	d := decide(csr, node, inv, p)
+	d.Message = capMessage(d.Message)
+	return d
+}
+
+func decide(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, inv InventoryAnswer, p Policy) Decision {
 	if d := precondition(csr); d != nil {
 		return *d
 	}
@@ -168,7 +180,33 @@ func checkRequester(c *candidate) *Decision {
 		d := deny(ReasonRequesterNotInNodesGroup, "requester %q is not in group %s (groups %q)", user, NodesGroup, c.csr.Spec.Groups)
 		return &d
 	}
+	if problems := validation.IsDNS1123Subdomain(name); len(problems) > 0 {
+		d := deny(ReasonInvalidNodeName, "requester %q names no valid Node: %s", user, strings.Join(problems, "; "))
+		return &d
+	}
 	c.nodeName = name
+	return nil
+}
+
+func checkRequestSize(c *candidate) *Decision {
+	if n := len(c.csr.Spec.Request); n > MaxRequestBytes {
+		d := deny(ReasonRequestTooLarge, "spec.request is %d bytes, more than the %d a kubelet serving request needs", n, MaxRequestBytes)
+		return &d
+	}
+	return nil
+}
+
+// checkSANCount bounds the SANs before any check reads them one by one.
+func checkSANCount(c *candidate) *Decision {
+	limit := c.policy.MaxSANs
+	if limit <= 0 {
+		limit = DefaultMaxSANs
+	}
+	r := c.req
+	if n := len(r.DNSNames) + len(r.IPAddresses) + len(r.EmailAddresses) + len(r.URIs); n > limit {
+		d := deny(ReasonTooManySANs, "the request has %d SANs, more than the %d allowed", n, limit)
+		return &d
+	}
 	return nil
 }
 
@@ -211,7 +249,57 @@ func checkSubject(c *candidate) *Decision {
 		d := deny(ReasonOrganizationMismatch, "subject O %q is not exactly [%q]", org, NodesGroup)
 		return &d
 	}
+	if extra := unexpectedSubjectAttributes(c.req.Subject); len(extra) > 0 {
+		d := deny(ReasonUnexpectedSubjectAttribute, "the subject must be exactly CN=%s, O=%s; it also has %s",
+			want, NodesGroup, strings.Join(extra, ", "))
+		return &d
+	}
 	return nil
+}
+
+// Object identifiers of the two subject attributes a kubelet serving
+// request holds.
+var (
+	oidCommonName   = asn1.ObjectIdentifier{2, 5, 4, 3}
+	oidOrganization = asn1.ObjectIdentifier{2, 5, 4, 10}
+)
+
+// maxListedAttributes bounds the attributes a denial names.
+const maxListedAttributes = 5
+
+// unexpectedSubjectAttributes names the subject's attributes beyond one CN
+// and one O (organizational units, countries, serial numbers, ...), as
+// type=value; crypto/x509 parses every attribute of the subject into Names.
+func unexpectedSubjectAttributes(subject pkix.Name) []string {
+	var extra []string
+	seenCN, seenO := false, false
+	for _, atv := range subject.Names {
+		switch {
+		case atv.Type.Equal(oidCommonName) && !seenCN:
+			seenCN = true
+		case atv.Type.Equal(oidOrganization) && !seenO:
+			seenO = true
+		default:
+			extra = append(extra, fmt.Sprintf("%s=%q", attributeName(atv.Type), fmt.Sprint(atv.Value)))
+		}
+	}
+	if len(extra) > maxListedAttributes {
+		extra = append(extra[:maxListedAttributes], fmt.Sprintf("and %d more", len(extra)-maxListedAttributes))
+	}
+	return extra
+}
+
+// attributeNames are the short names of common subject attributes.
+var attributeNames = map[string]string{
+	"2.5.4.3": "CN", "2.5.4.5": "SERIALNUMBER", "2.5.4.6": "C", "2.5.4.7": "L", "2.5.4.8": "ST",
+	"2.5.4.9": "STREET", "2.5.4.10": "O", "2.5.4.11": "OU", "2.5.4.17": "POSTALCODE",
+}
+
+func attributeName(oid asn1.ObjectIdentifier) string {
+	if name, ok := attributeNames[oid.String()]; ok {
+		return name
+	}
+	return oid.String()
 }
 
 func checkExpiration(c *candidate) *Decision {

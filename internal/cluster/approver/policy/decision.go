@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
+	"unicode/utf8"
 )
 
 // Decision is the outcome of Decide for one CSR.
@@ -67,7 +68,27 @@ type Policy struct {
 	// Inventory says whether the SANs must also be addresses of the EC2
 	// instance behind the Node.
 	Inventory InventoryMode
+	// InventoryProblem says why Inventory is InventoryUnavailable and what
+	// fixes it; it ends the denial message of every CSR.
+	InventoryProblem string
+	// MaxSANs, when not 0, bounds the number of SANs of a request; 0 means
+	// DefaultMaxSANs.
+	MaxSANs int
 }
+
+// Bounds on what a request may hold and on what a decision writes.
+const (
+	// DefaultMaxSANs is the default of Policy.MaxSANs: a kubelet asks for
+	// its node's addresses (host name, private and public DNS names and
+	// IPs, IPv6), a dozen on a node with several interfaces.
+	DefaultMaxSANs = 64
+	// MaxRequestBytes bounds spec.request: a kubelet's request is under
+	// 1 KiB; a large one is parsed by nobody.
+	MaxRequestBytes = 16 << 10
+	// MaxMessageBytes bounds a decision's message, which is written into
+	// the CSR's condition, Events and logs.
+	MaxMessageBytes = 1024
+)
 
 // Reasons written into the CSR condition, Events and metrics.
 const (
@@ -103,6 +124,16 @@ const (
 	ReasonCommonNameMismatch = "CommonNameMismatch"
 	// ReasonOrganizationMismatch: the subject O is not exactly [system:nodes].
 	ReasonOrganizationMismatch = "OrganizationMismatch"
+	// ReasonUnexpectedSubjectAttribute: the subject holds an attribute
+	// other than one CN and one O (an OU, a country, a second CN, ...).
+	ReasonUnexpectedSubjectAttribute = "UnexpectedSubjectAttribute"
+	// ReasonInvalidNodeName: the requester's node name is not a valid
+	// Node name (control characters, upper case, too long, ...).
+	ReasonInvalidNodeName = "InvalidNodeName"
+	// ReasonRequestTooLarge: spec.request exceeds MaxRequestBytes.
+	ReasonRequestTooLarge = "RequestTooLarge"
+	// ReasonTooManySANs: the request has more SANs than Policy.MaxSANs.
+	ReasonTooManySANs = "TooManySANs"
 	// ReasonDuplicateUsage: spec.usages repeats a usage.
 	ReasonDuplicateUsage = "DuplicateUsage"
 	// ReasonUsageNotAllowed: spec.usages holds a usage a serving
@@ -133,8 +164,8 @@ const (
 	ReasonNodeNotFound = "NodeNotFound"
 	// ReasonNodeMismatch: the Node given to Decide is not the requester.
 	ReasonNodeMismatch = "NodeMismatch"
-	// ReasonInventoryUnavailable: the Node's providerID names an EC2
-	// instance, but the approver has no EC2 access to verify it.
+	// ReasonInventoryUnavailable: the inventory check is required but the
+	// approver cannot run it (no region, the cluster's VPC unknown).
 	ReasonInventoryUnavailable = "InventoryUnavailable"
 	// ReasonNotEC2Instance: the inventory check is on and the Node's
 	// providerID does not name an EC2 instance.
@@ -157,6 +188,12 @@ const (
 	// ReasonInstanceMismatch: the instance the providerID names is not the
 	// node's (another private DNS name, another availability zone).
 	ReasonInstanceMismatch = "InstanceMismatch"
+	// ReasonInstanceOutsideClusterVPC: the Node's instance is not in the
+	// cluster's VPC.
+	ReasonInstanceOutsideClusterVPC = "InstanceOutsideClusterVPC"
+	// ReasonInstanceOutsideClusterAccount: the Node's instance belongs to
+	// another AWS account than the cluster.
+	ReasonInstanceOutsideClusterAccount = "InstanceOutsideClusterAccount"
 	// ReasonDNSNameNotInstanceAddress: a DNS SAN is neither the private
 	// nor the public DNS name nor the ID of the Node's EC2 instance.
 	ReasonDNSNameNotInstanceAddress = "DNSNameNotInstanceAddress"
@@ -170,6 +207,28 @@ const (
 	// InternalIP or ExternalIP addresses.
 	ReasonIPAddressNotNodeAddress = "IPAddressNotNodeAddress"
 )
+
+// unavailableReason says why the inventory check cannot run.
+func unavailableReason(p Policy) string {
+	if p.InventoryProblem != "" {
+		return p.InventoryProblem
+	}
+	return "the approver has no EC2 inventory; give it a region and the cluster's name, or turn the check off with --ec2-inventory=off"
+}
+
+// capMessage cuts a message to MaxMessageBytes at a rune boundary, saying
+// how much it left out.
+func capMessage(msg string) string {
+	if len(msg) <= MaxMessageBytes {
+		return msg
+	}
+	const suffix = " … (%d more bytes)"
+	cut := MaxMessageBytes - len(suffix) - 8
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + fmt.Sprintf(suffix, len(msg)-cut)
+}
 
 func approve(format string, args ...any) Decision {
 	return Decision{Approve: true, Reason: ReasonApproved, Message: fmt.Sprintf(format, args...)}

@@ -98,12 +98,6 @@ func instanceOf(node *corev1.Node) (nodeInstance, error) {
 	return nodeInstance{key: InstanceKey{ID: id}, zone: zone}, nil
 }
 
-// claimsEC2 reports whether the Node says it is an EC2 instance.
-func claimsEC2(node *corev1.Node) bool {
-	pid := node.Spec.ProviderID
-	return strings.HasPrefix(pid, awsProviderScheme) || isInstanceID(pid)
-}
-
 // isInstanceID reports whether s is an EC2 instance ID: i- and 8 or 17
 // lower-case hex digits.
 func isInstanceID(s string) bool {

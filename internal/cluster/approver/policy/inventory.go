@@ -24,9 +24,9 @@ const (
 	// every SAN.
 	InventoryEC2
 	// InventoryUnavailable is set when the check should run but the
-	// approver has no EC2 access (no AWS region found): Nodes whose
-	// providerID names an EC2 instance are denied, because their claim
-	// cannot be verified; other Nodes are not on EC2 and are not checked.
+	// approver cannot run it (no AWS region found, or the cluster's VPC
+	// and account unknown): every CSR is denied, because no Node's claim
+	// can be verified and a Node's addresses are the node's own words.
 	InventoryUnavailable
 )
 
@@ -57,6 +57,17 @@ type InventoryAnswer struct {
 	// Transient says Err may go away on a later lookup (throttling, 5xx,
 	// timeout); otherwise it needs a change first (access denied).
 	Transient bool
+	// Home is the cluster's VPC and account, which the instance must be
+	// in; it is set whenever Err is not.
+	Home ClusterHome
+}
+
+// ClusterHome is where the cluster's own instances live.
+type ClusterHome struct {
+	// VPCID is the cluster's VPC (eks:DescribeCluster resourcesVpcConfig).
+	VPCID string
+	// AccountID is the AWS account of the cluster.
+	AccountID string
 }
 
 // stateRunning is the only instance state whose addresses are approved.
@@ -70,13 +81,9 @@ func checkInstance(c *candidate) *Decision {
 	case InventoryOff:
 		return nil
 	case InventoryUnavailable:
-		if claimsEC2(c.node) {
-			d := deny(ReasonInventoryUnavailable, "node %q has providerID %q, but the approver has no EC2 access to verify it (no AWS region found): "+
-				"give it a region (--aws-region or AWS_REGION) and ec2:DescribeInstances, or turn the check off with --ec2-inventory=off",
-				c.nodeName, c.node.Spec.ProviderID)
-			return &d
-		}
-		return nil
+		d := deny(ReasonInventoryUnavailable, "node %q cannot be verified against EC2, and a Node's own addresses are not trusted alone: %s",
+			c.nodeName, unavailableReason(c.policy))
+		return &d
 	}
 	ref, err := instanceOf(c.node)
 	if err != nil {
@@ -100,7 +107,30 @@ func checkInstance(c *candidate) *Decision {
 			c.nodeName, c.node.Spec.ProviderID, in.ID, in.AvailabilityZone)
 		return &d
 	}
+	if d := checkHome(c.nodeName, in, c.inventory.Home); d != nil {
+		return d
+	}
 	c.instance = &in
+	return nil
+}
+
+// checkHome denies an instance outside the cluster's VPC or account: a
+// same-named instance elsewhere (another VPC reuses private IPs and so
+// private DNS names) is not this cluster's node.
+func checkHome(nodeName string, in ec2instance.Instance, home ClusterHome) *Decision {
+	switch {
+	case home.VPCID == "" || home.AccountID == "":
+		d := deny(ReasonInventoryLookupFailed, "node %q: the cluster's VPC and account are unknown, so EC2 instance %s cannot be placed", nodeName, in.ID)
+		return &d
+	case in.VPCID != home.VPCID:
+		d := deny(ReasonInstanceOutsideClusterVPC, "node %q: EC2 instance %s is in VPC %q, not in the cluster's VPC %q",
+			nodeName, in.ID, in.VPCID, home.VPCID)
+		return &d
+	case in.OwnerID != home.AccountID:
+		d := deny(ReasonInstanceOutsideClusterAccount, "node %q: EC2 instance %s belongs to account %q, not to the cluster's account %q",
+			nodeName, in.ID, in.OwnerID, home.AccountID)
+		return &d
+	}
 	return nil
 }
 

@@ -15,12 +15,22 @@ import (
 // testNeighbour is another node's address in the same subnet.
 const testNeighbour = "10.0.0.2"
 
+// home is the cluster's VPC and account in the fixtures.
+var home = ClusterHome{VPCID: policytest.VPC, AccountID: policytest.Account}
+
 func byID(instances ...ec2instance.Instance) InventoryAnswer {
-	return InventoryAnswer{Key: InstanceKey{ID: policytest.InstanceID}, Instances: instances}
+	return InventoryAnswer{Key: InstanceKey{ID: policytest.InstanceID}, Instances: instances, Home: home}
 }
 
 func byName(instances ...ec2instance.Instance) InventoryAnswer {
-	return InventoryAnswer{Key: InstanceKey{PrivateDNSName: policytest.Node}, Instances: instances}
+	return InventoryAnswer{Key: InstanceKey{PrivateDNSName: policytest.Node}, Instances: instances, Home: home}
+}
+
+// elsewhere is the node's instance moved to another VPC or account.
+func elsewhere(vpc, account string) ec2instance.Instance {
+	in := policytest.Instance()
+	in.VPCID, in.OwnerID = vpc, account
+	return in
 }
 
 func withState(in ec2instance.Instance, id, state string) ec2instance.Instance {
@@ -175,13 +185,41 @@ func TestDecideInventory(t *testing.T) {
 			wantReason: ReasonNodeNotFound,
 		},
 		{
-			name: "no EC2 access: an EC2 node is denied", node: policytest.EC2Node(policytest.ProviderID), policy: Policy{Inventory: InventoryUnavailable},
-			wantReason:  ReasonInventoryUnavailable,
-			wantMessage: `node "ip-10-0-0-1.ec2.internal" has providerID "aws:///us-east-1a/i-0123456789abcdef0", but the approver has no EC2 access`,
+			name: "same-named running instance in another VPC", node: policytest.EC2Node(policytest.ProviderID), policy: ec2Policy,
+			answer:      byID(elsewhere("vpc-0ffffffffffffffff", policytest.Account)),
+			wantReason:  ReasonInstanceOutsideClusterVPC,
+			wantMessage: `EC2 instance i-0123456789abcdef0 is in VPC "vpc-0ffffffffffffffff", not in the cluster's VPC "vpc-0123456789abcdef0"`,
 		},
 		{
-			name: "no EC2 access: a node not on EC2 is not checked", node: policytest.EC2Node("kind://docker/kind/worker"), policy: Policy{Inventory: InventoryUnavailable},
-			wantReason: ReasonApproved, wantMessage: "match the node's addresses",
+			name: "instance of another account", node: policytest.EC2Node(policytest.ProviderID), policy: ec2Policy,
+			answer:      byID(elsewhere(policytest.VPC, "444455556666")),
+			wantReason:  ReasonInstanceOutsideClusterAccount,
+			wantMessage: `belongs to account "444455556666", not to the cluster's account "111122223333"`,
+		},
+		{
+			name: "no providerID: the name's only running instance is in another VPC", node: policytest.EC2Node(""), policy: ec2Policy,
+			answer:     byName(elsewhere("vpc-0ffffffffffffffff", policytest.Account)),
+			wantReason: ReasonInstanceOutsideClusterVPC,
+		},
+		{
+			name: "answer without the cluster's VPC", node: policytest.EC2Node(policytest.ProviderID), policy: ec2Policy,
+			answer:      InventoryAnswer{Key: InstanceKey{ID: policytest.InstanceID}, Instances: []ec2instance.Instance{policytest.Instance()}},
+			wantReason:  ReasonInventoryLookupFailed,
+			wantMessage: `the cluster's VPC and account are unknown`,
+		},
+		{
+			name: "no EC2 access: an EC2 node is denied", node: policytest.EC2Node(policytest.ProviderID),
+			policy:      Policy{Inventory: InventoryUnavailable, InventoryProblem: "no AWS region found: set --aws-region"},
+			wantReason:  ReasonInventoryUnavailable,
+			wantMessage: `node "ip-10-0-0-1.ec2.internal" cannot be verified against EC2, and a Node's own addresses are not trusted alone: no AWS region found: set --aws-region`,
+		},
+		{
+			name: "no EC2 access: a node without a providerID is denied too", node: policytest.EC2Node(""), policy: Policy{Inventory: InventoryUnavailable},
+			wantReason: ReasonInventoryUnavailable, wantMessage: "turn the check off with --ec2-inventory=off",
+		},
+		{
+			name: "no EC2 access: a node claiming another cloud is denied too", node: policytest.EC2Node("kind://docker/kind/worker"), policy: Policy{Inventory: InventoryUnavailable},
+			wantReason: ReasonInventoryUnavailable,
 		},
 		{
 			name: "check off: the answer is not read", node: policytest.EC2Node(policytest.ProviderID), answer: byID(), wantReason: ReasonApproved,

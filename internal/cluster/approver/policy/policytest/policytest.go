@@ -40,6 +40,10 @@ const (
 	Zone = "us-east-1a"
 	// ProviderID is Node's spec.providerID as the kubelet sets it on EC2.
 	ProviderID = "aws:///" + Zone + "/" + InstanceID
+	// VPC and Account are the cluster's VPC and AWS account, where
+	// InstanceID runs.
+	VPC     = "vpc-0123456789abcdef0"
+	Account = "111122223333"
 )
 
 // Created is the CSR's creation time; the Node registered a day earlier.
@@ -157,5 +161,6 @@ func Instance() ec2instance.Instance {
 		PrivateIPs: []netip.Addr{netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.9")},
 		IPv6s:      []netip.Addr{netip.MustParseAddr("fd00:ec2::1")},
 		PublicIP:   netip.MustParseAddr("54.1.2.3"),
+		VPCID:      VPC, OwnerID: Account,
 	}
 }
