@@ -20,7 +20,7 @@ BUILDTAGS ?= celexec
 PLAIN := CGO_ENABLED=0
 PLAINFLAGS := -trimpath
 
-.PHONY: all build test unit lint fuzz faults oracle bench bench-nodeadm e2e e2e-deps kubelet-compat demo clean generate bench-rollout
+.PHONY: all build test unit lint fuzz faults oracle bench bench-nodeadm e2e e2e-deps kubelet-compat demo clean generate bench-rollout bench-approver
 
 all: build
 
@@ -93,6 +93,10 @@ e2e: e2e-deps build
 ## bench-rollout: the 500-node kwok rollout scale benchmark (needs root; not part of make test).
 bench-rollout: e2e-deps build
 	NODEBOOT_REQUIRE_E2E=1 NODEBOOT_BENCH_ROLLOUT=1 $(PLAIN) $(GO) test $(PLAINFLAGS) -count=1 -tags e2e -v -timeout 60m -run TestRolloutScale ./test/e2e/
+
+## bench-approver: 1,000 nodes' serving CSRs in 1.5 s against the harness's own floor (needs root; not part of make test).
+bench-approver: e2e-deps build
+	NODEBOOT_REQUIRE_E2E=1 NODEBOOT_BENCH_APPROVER=1 $(PLAIN) $(GO) test $(PLAINFLAGS) -count=1 -tags e2e -v -timeout 60m -run TestApproverBurst ./test/e2e/
 
 ## demo: the agent end to end against AWS's metadata mock, into .cache/demo.
 demo: build e2e-deps-aemm

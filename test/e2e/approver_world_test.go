@@ -42,6 +42,8 @@ type worldNode struct {
 	// extraAddresses are added to the Node's status (what a node may
 	// write about itself).
 	extraAddresses []corev1.NodeAddress
+	// noInstance: EC2 knows no instance behind the Node.
+	noInstance bool
 }
 
 // approverWorld is a control plane without a kubelet, Node objects created
@@ -105,11 +107,7 @@ func (w *approverWorld) register(ctx context.Context, nodes []worldNode) error {
 	errs := make(chan error, len(nodes))
 	sem := make(chan struct{}, 32)
 	for _, n := range nodes {
-		w.ec2.AddInstance(awstest.Instance{
-			ID: n.instanceID, PrivateDNSName: n.name, AvailabilityZone: worldZone,
-			VPCID: cmpOr(n.vpc, worldVPC), OwnerID: cmpOr(n.owner, awstest.DefaultAccountID),
-			Interfaces: []awstest.NetworkInterface{{PrivateIPs: []string{n.ip}}},
-		})
+		w.addInstance(n)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem }()
@@ -122,6 +120,17 @@ func (w *approverWorld) register(ctx context.Context, nodes []worldNode) error {
 		}
 	}
 	return nil
+}
+
+// addInstance makes n's instance known to EC2, unless it has none.
+func (w *approverWorld) addInstance(n worldNode) {
+	if !n.noInstance {
+		w.ec2.AddInstance(awstest.Instance{
+			ID: n.instanceID, PrivateDNSName: n.name, AvailabilityZone: worldZone,
+			VPCID: cmpOr(n.vpc, worldVPC), OwnerID: cmpOr(n.owner, awstest.DefaultAccountID),
+			Interfaces: []awstest.NetworkInterface{{PrivateIPs: []string{n.ip}}},
+		})
+	}
 }
 
 func cmpOr(v, def string) string {
@@ -181,7 +190,7 @@ func (w *approverWorld) startApprover(t *testing.T, name string, args, env []str
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv := append([]string{w.bin, "--kubeconfig=" + w.c.adminKubeconfig, "--leader-elect=false",
+	argv := append([]string{w.bin, "--kubeconfig=" + w.c.approverKubeconfig, "--leader-elect=false",
 		"--metrics-bind-address=0", "--health-probe-bind-address=" + loopback(port), "--log-format=text"}, args...)
 	p := w.c.procs.start(t, procSpec{name: name, argv: argv, env: env})
 	err = waitUntil(t.Context(), name+" /readyz", approverStart, 100*time.Millisecond, []*process{p},
@@ -198,7 +207,7 @@ func (w *approverWorld) startApprover(t *testing.T, name string, args, env []str
 // returns its log and exit error.
 func (w *approverWorld) runApprover(t *testing.T, name string, args, env []string) (string, error) {
 	t.Helper()
-	argv := append([]string{w.bin, "--kubeconfig=" + w.c.adminKubeconfig, "--leader-elect=false",
+	argv := append([]string{w.bin, "--kubeconfig=" + w.c.approverKubeconfig, "--leader-elect=false",
 		"--metrics-bind-address=0", "--health-probe-bind-address=0", "--log-format=text"}, args...)
 	p := w.c.procs.start(t, procSpec{name: name, argv: argv, env: env})
 	var exitErr error

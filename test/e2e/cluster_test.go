@@ -65,8 +65,9 @@ type cluster struct {
 	server  string // https://127.0.0.1:<port>
 	apiPort int
 	admin   kubernetes.Interface
-	// adminKubeconfig is a kubeconfig file for kubectl debugging.
-	adminKubeconfig string
+	// adminKubeconfig is a kubeconfig file for kubectl debugging;
+	// approverKubeconfig authenticates as nodeboot-approver.
+	adminKubeconfig, approverKubeconfig string
 	// identity is EKS's identity path (nil without a real kubelet), and
 	// authenticator the authenticator process serving it.
 	identity      *awsIdentity
@@ -249,6 +250,7 @@ func (c *cluster) writePKI(t *testing.T, nodeTokens map[string]string) pkiFiles 
 	c.adminKubeconfig = writeKubeconfig("admin", "kubernetes-admin", adminKP)
 	f.controllerKubeconfig = writeKubeconfig("controller-manager", controllerUser, kcmKP)
 	f.approverKubeconfig = writeKubeconfig("approver", approverUser, approverKP)
+	c.approverKubeconfig = f.approverKubeconfig
 	f.authenticatorKubeconfig, err = kubeconfigBytes(c.server, ca.certPEM, authenticatorUser,
 		credentials{certPEM: authenticatorKP.certPEM, keyPEM: authenticatorKP.keyPEM})
 	must(err)

@@ -156,8 +156,9 @@ type csrKey struct {
 	rsaBits int
 	// alg, when not 0, is the signature algorithm.
 	alg x509.SignatureAlgorithm
-	// orgUnits are added to the subject as OU attributes.
-	orgUnits []string
+	// orgUnits are added to the subject as OU attributes; emails are
+	// email SANs.
+	orgUnits, emails []string
 }
 
 // csrPEM returns a PKCS#10 request with subject O=system:nodes, CN=cn.
@@ -176,6 +177,7 @@ func csrPEM(k csrKey, cn string, dns []string, ips []net.IP) ([]byte, error) {
 		Subject:            pkix.Name{CommonName: cn, Organization: []string{nodesGroup}, OrganizationalUnit: k.orgUnits},
 		DNSNames:           dns,
 		IPAddresses:        ips,
+		EmailAddresses:     k.emails,
 		SignatureAlgorithm: k.alg,
 	}, key)
 	if err != nil {

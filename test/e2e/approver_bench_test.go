@@ -1,0 +1,591 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/nodeboot/nodeboot/internal/cluster/approver"
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
+	"github.com/nodeboot/nodeboot/internal/testing/awstest"
+)
+
+// EnvBenchApprover runs TestApproverBurst (make bench-approver); the suite
+// skips it otherwise.
+const EnvBenchApprover = "NODEBOOT_BENCH_APPROVER"
+
+// The join burst: burstNodes kubelets, each creating its serving CSR at a
+// moment spread evenly over burstSpread, plus forged CSRs among them.
+const (
+	burstNodes  = 1000
+	burstSpread = 1500 * time.Millisecond
+	// burstGuard bounds the wait for every decision of a burst; it only
+	// catches a hang.
+	burstGuard = 10 * time.Minute
+)
+
+// floorConcurrencies are the concurrencies the harness approves a burst at
+// to find the floor.
+var floorConcurrencies = []int{4, 16, 64}
+
+// burstCSR is one CSR of a burst: who asks, what, and what must happen.
+type burstCSR struct {
+	node worldNode
+	csr  *certificatesv1.CertificateSigningRequest
+	// forged CSRs must be denied with wantReason.
+	forged     string
+	wantReason string
+}
+
+// burstResult is what one burst measured.
+type burstResult struct {
+	// latencies of the honest CSRs, from their creation (the create call
+	// returned) to the watch showing the approval.
+	latencies []time.Duration
+	// decisions of the forged CSRs, by forgery.
+	forged map[string]certificatesv1.CertificateSigningRequestCondition
+	wall   time.Duration
+}
+
+// latencySummary is a distribution in milliseconds.
+type latencySummary struct {
+	N                       int
+	P50, P95, P99, Max, Avg float64
+}
+
+func summarize(ds []time.Duration) latencySummary {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return latencySummary{}
+	}
+	q := func(p float64) float64 { return ms(s[int(math.Ceil(p*float64(len(s))))-1]) }
+	var sum time.Duration
+	for _, d := range s {
+		sum += d
+	}
+	return latencySummary{N: len(s), P50: q(0.50), P95: q(0.95), P99: q(0.99), Max: ms(s[len(s)-1]), Avg: ms(sum / time.Duration(len(s)))}
+}
+
+// floorRun is the harness approving a burst itself at one concurrency.
+type floorRun struct {
+	Concurrency int
+	When        string // before or after the approver's burst
+	Latency     latencySummary
+	WallSeconds float64
+	LoadAverage string
+}
+
+// approverBenchReport is what TestApproverBurst measures.
+type approverBenchReport struct {
+	Nodes, Forged        int
+	SpreadSeconds        float64
+	Approver             latencySummary
+	ApproverWallSeconds  float64
+	Floors               []floorRun
+	BestFloor            floorRun
+	P99OverFloorP99      float64
+	ForgedDecisions      map[string]string
+	ForgedApproved       int
+	ApproverCPUSeconds   float64
+	ApproverPeakRSSMiB   float64
+	KubernetesRequests   map[string]float64 // the approver's, by verb
+	EC2HTTPRequests      map[string]int     // at the stubs, the SDK's retries included
+	EC2Calls             map[string]float64 // the approver's own count of its calls
+	InventoryBatchMean   float64
+	LoadAverage          [2]string
+	ApproverArgs         []string
+	KubernetesRequestsPN float64
+}
+
+// TestApproverBurst joins 1,000 nodes at once on the real control plane
+// and measures how fast nodeboot-approver decides their serving CSRs with
+// the EC2 inventory on, against the floor: the harness itself approving an
+// identical burst through the approval subresource at its best
+// concurrency, as fast as the API server, etcd and the signer allow on
+// this machine. It is a measurement, not a timed test: only a forged CSR
+// approved fails it.
+func TestApproverBurst(t *testing.T) {
+	if os.Getenv(EnvBenchApprover) == "" {
+		t.Skipf("join burst benchmark: set %s=1 (make bench-approver)", EnvBenchApprover)
+	}
+	env := loadEnv(t)
+	nodes, forgers := burstWorldNodes()
+	w := startApproverWorld(t, env, append(slices.Clone(nodes), forgers...), "--kube-api-qps=200", "--kube-api-burst=400")
+	if err := w.classifyLikeProduction(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	rep := approverBenchReport{Nodes: burstNodes, SpreadSeconds: burstSpread.Seconds(), ForgedDecisions: map[string]string{}}
+	rep.LoadAverage[0] = loadAverage()
+
+	for _, c := range floorConcurrencies {
+		rep.Floors = append(rep.Floors, w.measureFloor(t, nodes, c, "before"))
+	}
+	rep.BestFloor = bestFloor(rep.Floors)
+	w.measureApprover(t, nodes, forgers, &rep)
+	rep.Floors = append(rep.Floors, w.measureFloor(t, nodes, rep.BestFloor.Concurrency, "after"))
+	if last := rep.Floors[len(rep.Floors)-1]; last.Latency.P99 < rep.BestFloor.Latency.P99 {
+		rep.BestFloor = last
+	}
+	rep.P99OverFloorP99 = rep.Approver.P99 / rep.BestFloor.Latency.P99
+	rep.LoadAverage[1] = loadAverage()
+
+	out, _ := json.MarshalIndent(rep, "", "  ")
+	t.Logf("approver join burst benchmark:\n%s", out)
+	path := filepath.Join(filepath.Dir(env.report), "approver-bench.json")
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Errorf("write %s: %v", path, err)
+	}
+	if rep.ForgedApproved > 0 {
+		t.Errorf("%d forged CSRs approved: %v", rep.ForgedApproved, rep.ForgedDecisions)
+	}
+}
+
+// burstWorldNodes returns the burst's honest nodes and the nodes only
+// forgers use: one whose instance is in another VPC, one of another
+// account, one EC2 does not know, and one that wrote loopback and the API
+// server's names into its own status.
+func burstWorldNodes() (nodes, forgers []worldNode) {
+	all := newWorldNodes(burstNodes + 4)
+	nodes, forgers = all[:burstNodes], all[burstNodes:]
+	forgers[0].vpc = foreignVPC
+	forgers[1].owner = foreignOwner
+	forgers[2].noInstance = true
+	forgers[3].extraAddresses = []corev1.NodeAddress{
+		{Type: corev1.NodeInternalIP, Address: "127.0.0.1"},
+		{Type: corev1.NodeHostName, Address: "kubernetes.default.svc"},
+		{Type: corev1.NodeExternalDNS, Address: "*"},
+	}
+	return nodes, forgers
+}
+
+// classifyLikeProduction puts the approver's user into the API server's
+// priority level for kube-system service accounts (workload-high), where
+// the Deployment's service account lands.
+func (w *approverWorld) classifyLikeProduction(ctx context.Context) error {
+	fs := &flowcontrolv1.FlowSchema{
+		ObjectMeta: metav1.ObjectMeta{Name: "nodeboot-approver"},
+		Spec: flowcontrolv1.FlowSchemaSpec{
+			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "workload-high"},
+			MatchingPrecedence:         900,
+			DistinguisherMethod:        &flowcontrolv1.FlowDistinguisherMethod{Type: flowcontrolv1.FlowDistinguisherMethodByUserType},
+			Rules: []flowcontrolv1.PolicyRulesWithSubjects{{
+				Subjects: []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindUser, User: &flowcontrolv1.UserSubject{Name: approverUser}}},
+				ResourceRules: []flowcontrolv1.ResourcePolicyRule{{
+					Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}, ClusterScope: true, Namespaces: []string{"*"},
+				}},
+			}},
+		},
+	}
+	if _, err := w.c.admin.FlowcontrolV1().FlowSchemas().Create(ctx, fs, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create FlowSchema: %w", err)
+	}
+	return nil
+}
+
+// prepare builds one serving CSR per node, signed ahead of the burst.
+func prepare(t *testing.T, nodes []worldNode) []burstCSR {
+	t.Helper()
+	out := make([]burstCSR, len(nodes))
+	for i, n := range nodes {
+		dns, ips := honestSANs(n)
+		csr, err := servingCSR(n, csrKey{}, dns, ips)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = burstCSR{node: n, csr: csr}
+	}
+	return out
+}
+
+// forgeries returns the burst's 20 forged CSRs: what nodes holding their
+// own credentials ask for that is not theirs.
+func burstForgeries(t *testing.T, nodes, forgers []worldNode) []burstCSR {
+	t.Helper()
+	ip := func(n worldNode) net.IP { return net.ParseIP(n.ip) }
+	var many []string
+	for i := range 700 {
+		many = append(many, fmt.Sprintf("name-%03d.example.com", i))
+	}
+	spoofer := forgers[3]
+	specs := []struct {
+		name, reason string
+		node         worldNode
+		key          csrKey
+		dns          []string
+		ips          []net.IP
+		usages       []certificatesv1.KeyUsage
+	}{
+		{"a neighbour's IP", policy.ReasonIPAddressNotInstanceAddress, nodes[1], csrKey{}, []string{nodes[1].name}, []net.IP{ip(nodes[2])}, nil},
+		{"a neighbour's DNS name", policy.ReasonDNSNameNotInstanceAddress, nodes[3], csrKey{}, []string{nodes[4].name}, []net.IP{ip(nodes[3])}, nil},
+		{"loopback it wrote into its status", policy.ReasonIPAddressNotInstanceAddress, spoofer, csrKey{}, []string{spoofer.name}, []net.IP{ip(spoofer), net.ParseIP("127.0.0.1")}, nil},
+		{"kubernetes.default.svc it wrote into its status", policy.ReasonDNSNameNotInstanceAddress, spoofer, csrKey{}, []string{spoofer.name, "kubernetes.default.svc"}, []net.IP{ip(spoofer)}, nil},
+		{"* it wrote into its status", policy.ReasonDNSNameNotInstanceAddress, spoofer, csrKey{}, []string{"*"}, []net.IP{ip(spoofer)}, nil},
+		{"OU=system:masters", policy.ReasonUnexpectedSubjectAttribute, nodes[5], csrKey{orgUnits: []string{"system:masters"}}, []string{nodes[5].name}, []net.IP{ip(nodes[5])}, nil},
+		{"100 SANs", policy.ReasonTooManySANs, nodes[6], csrKey{}, []string{nodes[6].name}, repeatIP(ip(nodes[6]), 100), nil},
+		{"700 SANs", policy.ReasonRequestTooLarge, nodes[7], csrKey{}, many, []net.IP{ip(nodes[7])}, nil},
+		{"an instance in another VPC", policy.ReasonInstanceOutsideClusterVPC, forgers[0], csrKey{}, []string{forgers[0].name}, []net.IP{ip(forgers[0])}, nil},
+		{"an instance of another account", policy.ReasonInstanceOutsideClusterAccount, forgers[1], csrKey{}, []string{forgers[1].name}, []net.IP{ip(forgers[1])}, nil},
+		{"an instance EC2 does not know", policy.ReasonInstanceNotFound, forgers[2], csrKey{}, []string{forgers[2].name}, []net.IP{ip(forgers[2])}, nil},
+		{"SHA-1", policy.ReasonWeakSignatureAlgorithm, nodes[8], csrKey{rsaBits: 2048, alg: x509.SHA1WithRSA}, []string{nodes[8].name}, []net.IP{ip(nodes[8])}, nil},
+		{"RSA 1024", policy.ReasonWeakKey, nodes[9], csrKey{rsaBits: 1024}, []string{nodes[9].name}, []net.IP{ip(nodes[9])}, nil},
+		{"client auth", policy.ReasonUsageNotAllowed, nodes[10], csrKey{}, []string{nodes[10].name}, []net.IP{ip(nodes[10])},
+			append(slices.Clone(servingUsages), certificatesv1.UsageClientAuth)},
+		{"a public IP", policy.ReasonIPAddressNotInstanceAddress, nodes[11], csrKey{}, []string{nodes[11].name}, []net.IP{net.ParseIP("54.1.2.3")}, nil},
+		{"another neighbour's IP", policy.ReasonIPAddressNotInstanceAddress, nodes[12], csrKey{}, []string{nodes[12].name}, []net.IP{ip(nodes[13]), ip(nodes[12])}, nil},
+		{"the API server's service IP", policy.ReasonIPAddressNotInstanceAddress, nodes[14], csrKey{}, []string{nodes[14].name}, []net.IP{net.ParseIP(kubernetesSvc)}, nil},
+		{"localhost", policy.ReasonDNSNameNotInstanceAddress, nodes[15], csrKey{}, []string{"localhost"}, []net.IP{ip(nodes[15])}, nil},
+		{"an email SAN", policy.ReasonEmailSANNotAllowed, nodes[16], csrKey{emails: []string{"root@example.com"}}, []string{nodes[16].name}, []net.IP{ip(nodes[16])}, nil},
+		{"a far neighbour's name and IP", policy.ReasonDNSNameNotInstanceAddress, nodes[17], csrKey{}, []string{nodes[900].name}, []net.IP{ip(nodes[900])}, nil},
+	}
+	out := make([]burstCSR, len(specs))
+	for i, s := range specs {
+		csr, err := servingCSR(s.node, s.key, s.dns, s.ips)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.usages != nil {
+			csr.Spec.Usages = s.usages
+		}
+		out[i] = burstCSR{node: s.node, csr: csr, forged: s.name, wantReason: s.reason}
+	}
+	return out
+}
+
+// measureFloor approves a burst of the nodes' CSRs with the harness's own
+// watch and concurrency workers, as the approver's identity, with no
+// nodeboot-approver running.
+func (w *approverWorld) measureFloor(t *testing.T, nodes []worldNode, concurrency int, when string) floorRun {
+	t.Helper()
+	cs := w.approverClient(t)
+	load := loadAverage()
+	w.waitIssued(t)
+	res := w.burst(t, prepare(t, nodes), func(ctx context.Context, pending <-chan *certificatesv1.CertificateSigningRequest) {
+		var wg sync.WaitGroup
+		for range concurrency {
+			wg.Go(func() {
+				for csr := range pending {
+					approveDirectly(ctx, t, cs, csr)
+				}
+			})
+		}
+		wg.Wait()
+	})
+	run := floorRun{Concurrency: concurrency, When: when, Latency: summarize(res.latencies), WallSeconds: res.wall.Seconds(), LoadAverage: load}
+	t.Logf("floor at concurrency %d (%s): %+v, load %s", concurrency, when, run.Latency, load)
+	return run
+}
+
+func approveDirectly(ctx context.Context, t *testing.T, cs kubernetes.Interface, csr *certificatesv1.CertificateSigningRequest) {
+	csr = csr.DeepCopy()
+	csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
+		Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: "BenchmarkFloor", Message: "approved by the benchmark harness",
+	})
+	if _, err := cs.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
+		t.Errorf("approve %s: %v", csr.Name, err)
+	}
+}
+
+// approverClient is a client with nodeboot-approver's identity and no
+// client-side limit.
+func (w *approverWorld) approverClient(t *testing.T) kubernetes.Interface {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", w.c.approverKubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.QPS = -1
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// measureApprover runs nodeboot-approver with the EC2 inventory on and
+// measures a burst of the nodes' CSRs with the forgeries among them.
+func (w *approverWorld) measureApprover(t *testing.T, nodes, forgers []worldNode, rep *approverBenchReport) {
+	t.Helper()
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics := loopback(port)
+	rep.ApproverArgs = []string{"--ec2-inventory=on", approverClusterFlag, "--node-wait=1m", "--log-level=info", "--metrics-bind-address=" + metrics}
+	a := w.startApprover(t, "approver-burst", rep.ApproverArgs, w.awsEnv())
+	defer a.stop(10 * time.Second)
+	before, err := scrapeRequests(t.Context(), metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu, ec2Before := processCPU(t, a.pid()), w.ec2.Requests()
+	csrs := prepare(t, nodes)
+	forged := burstForgeries(t, nodes, forgers)
+	w.waitIssued(t)
+	rep.Forged = len(forged)
+	// The forgeries go out among the honest CSRs, evenly.
+	for i, f := range forged {
+		at := (i*len(csrs))/len(forged) + i
+		csrs = slices.Insert(csrs, at, f)
+	}
+	res := w.burst(t, csrs, nil)
+	rep.Approver, rep.ApproverWallSeconds = summarize(res.latencies), res.wall.Seconds()
+	rep.ApproverCPUSeconds = processCPU(t, a.pid()) - cpu
+	rep.ApproverPeakRSSMiB = procStatusMiB(t, a.pid(), "VmHWM")
+	w.countRequests(t, metrics, before, ec2Before, rep)
+	for _, f := range forged {
+		cond := res.forged[f.forged]
+		rep.ForgedDecisions[f.forged] = fmt.Sprintf("%s %s", cond.Type, cond.Reason)
+		if cond.Type == certificatesv1.CertificateApproved {
+			rep.ForgedApproved++
+		} else if cond.Reason != f.wantReason {
+			t.Errorf("forgery %q denied with %s (%s), want %s", f.forged, cond.Reason, cond.Message, f.wantReason)
+		}
+	}
+}
+
+// countRequests fills the approver's API requests and EC2 calls since
+// before.
+func (w *approverWorld) countRequests(t *testing.T, metrics string, before map[string]float64, ec2Before []url.Values, rep *approverBenchReport) {
+	t.Helper()
+	after, err := scrapeRequests(t.Context(), metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.KubernetesRequests = map[string]float64{}
+	sum := 0.0
+	for verb, n := range after {
+		rep.KubernetesRequests[verb] = n - before[verb]
+		sum += n - before[verb]
+	}
+	rep.KubernetesRequestsPN = sum / burstNodes
+	rep.EC2HTTPRequests = map[string]int{}
+	for _, r := range w.ec2.Requests()[len(ec2Before):] {
+		rep.EC2HTTPRequests[r.Get("Action")]++
+	}
+	rep.EC2HTTPRequests[awstest.ActionDescribeCluster] = w.eks.Calls(awstest.ActionDescribeCluster)
+	families, err := scrapeMetrics(t.Context(), metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.EC2Calls = map[string]float64{}
+	if f, ok := families[approver.MetricInventoryCalls]; ok {
+		for _, m := range f.GetMetric() {
+			key := ""
+			for _, l := range m.GetLabel() {
+				key += l.GetValue() + " "
+			}
+			rep.EC2Calls[key] = m.GetCounter().GetValue()
+		}
+	}
+	if f, ok := families[approver.MetricInventoryBatch]; ok && len(f.GetMetric()) == 1 {
+		h := f.GetMetric()[0].GetHistogram()
+		if h.GetSampleCount() > 0 {
+			rep.InventoryBatchMean = h.GetSampleSum() / float64(h.GetSampleCount())
+		}
+	}
+}
+
+// burst creates csrs, each with its node's credential, at moments spread
+// evenly over burstSpread, and waits until every one is decided, watching
+// them. With approve set, the watch hands each new CSR to it (the floor);
+// otherwise an approver must decide them.
+func (w *approverWorld) burst(t *testing.T, csrs []burstCSR, approve func(context.Context, <-chan *certificatesv1.CertificateSigningRequest)) burstResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), burstGuard)
+	defer cancel()
+	tr := newBurstTracker(csrs)
+	watcher, err := w.c.admin.CertificatesV1().CertificateSigningRequests().Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watcher.Stop()
+	pending := make(chan *certificatesv1.CertificateSigningRequest, len(csrs))
+	if approve != nil {
+		go approve(ctx, pending)
+	}
+	go tr.watch(watcher.ResultChan(), pending, approve != nil)
+	clients := make([]kubernetes.Interface, len(csrs))
+	for i, c := range csrs {
+		if clients[i], err = w.client(c.node); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	for i, c := range csrs {
+		go tr.create(ctx, t, clients[i], c, start.Add(burstSpread*time.Duration(i)/time.Duration(len(csrs))))
+	}
+	select {
+	case <-tr.done:
+	case <-ctx.Done():
+		t.Fatalf("burst: %d of %d CSRs decided before the hang guard (%s)", tr.decidedCount(), len(csrs), burstGuard)
+	}
+	close(pending)
+	return tr.result(time.Since(start))
+}
+
+// burstTracker follows one burst through a watch: when each CSR appeared
+// (its creation, as anyone watching sees it) and when it was decided.
+type burstTracker struct {
+	csrs  []burstCSR
+	index map[string]int
+	done  chan struct{}
+
+	mu       sync.Mutex
+	appeared map[string]time.Time
+	decided  map[string]time.Time
+	conds    map[string]certificatesv1.CertificateSigningRequestCondition
+}
+
+// burstRun tells the CSR names of consecutive bursts apart.
+var burstRun int
+
+func newBurstTracker(csrs []burstCSR) *burstTracker {
+	burstRun++
+	tr := &burstTracker{csrs: csrs, index: map[string]int{}, done: make(chan struct{}),
+		appeared: map[string]time.Time{}, decided: map[string]time.Time{}, conds: map[string]certificatesv1.CertificateSigningRequestCondition{}}
+	for i := range csrs {
+		c := csrs[i].csr.DeepCopy()
+		c.GenerateName, c.Name = "", fmt.Sprintf("burst%d-%04d", burstRun, i)
+		tr.csrs[i].csr = c
+		tr.index[c.Name] = i
+	}
+	return tr
+}
+
+// create creates c with client at the moment at.
+func (tr *burstTracker) create(ctx context.Context, t *testing.T, client kubernetes.Interface, c burstCSR, at time.Time) {
+	select {
+	case <-time.After(time.Until(at)):
+	case <-ctx.Done():
+		return
+	}
+	if _, err := client.CertificatesV1().CertificateSigningRequests().Create(ctx, c.csr, metav1.CreateOptions{}); err != nil {
+		t.Errorf("create %s (%s): %v", c.csr.Name, c.node.name, err)
+	}
+}
+
+// watch records the burst's CSRs from events; with handOff, it passes each
+// new undecided one to pending.
+func (tr *burstTracker) watch(events <-chan watch.Event, pending chan<- *certificatesv1.CertificateSigningRequest, handOff bool) {
+	for ev := range events {
+		csr, ok := ev.Object.(*certificatesv1.CertificateSigningRequest)
+		if !ok {
+			continue
+		}
+		if _, ours := tr.index[csr.Name]; !ours {
+			continue
+		}
+		now := time.Now()
+		first, finished := tr.record(csr, now)
+		if first && handOff && !decidedCondition(csr) {
+			pending <- csr
+		}
+		if finished {
+			close(tr.done)
+			return
+		}
+	}
+}
+
+// record notes what one event shows; it reports whether the CSR appeared
+// for the first time and whether every CSR is now decided.
+func (tr *burstTracker) record(csr *certificatesv1.CertificateSigningRequest, now time.Time) (first, finished bool) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if _, seen := tr.appeared[csr.Name]; !seen {
+		tr.appeared[csr.Name], first = now, true
+	}
+	if _, seen := tr.decided[csr.Name]; !seen {
+		for _, c := range csr.Status.Conditions {
+			if c.Type == certificatesv1.CertificateApproved || c.Type == certificatesv1.CertificateDenied {
+				tr.decided[csr.Name], tr.conds[csr.Name] = now, c
+				return first, len(tr.decided) == len(tr.csrs)
+			}
+		}
+	}
+	return first, false
+}
+
+func decidedCondition(csr *certificatesv1.CertificateSigningRequest) bool {
+	return slices.ContainsFunc(csr.Status.Conditions, func(c certificatesv1.CertificateSigningRequestCondition) bool {
+		return c.Type == certificatesv1.CertificateApproved || c.Type == certificatesv1.CertificateDenied
+	})
+}
+
+func (tr *burstTracker) decidedCount() int {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return len(tr.decided)
+}
+
+// result returns the honest CSRs' latencies and the forged ones' decisions.
+func (tr *burstTracker) result(wall time.Duration) burstResult {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	res := burstResult{forged: map[string]certificatesv1.CertificateSigningRequestCondition{}, wall: wall}
+	for name, i := range tr.index {
+		if f := tr.csrs[i].forged; f != "" {
+			res.forged[f] = tr.conds[name]
+			continue
+		}
+		res.latencies = append(res.latencies, tr.decided[name].Sub(tr.appeared[name]))
+	}
+	return res
+}
+
+// waitIssued waits until the signer has issued every approved CSR, so that
+// a burst does not share the API server with the last one's signing.
+func (w *approverWorld) waitIssued(t *testing.T) {
+	t.Helper()
+	err := waitUntil(t.Context(), "the signer to issue every approved CSR", burstGuard, 500*time.Millisecond, []*process{w.c.apiserver},
+		func(ctx context.Context) (bool, string, error) {
+			list, err := w.c.admin.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, err.Error(), nil
+			}
+			waiting := 0
+			for _, csr := range list.Items {
+				if len(csr.Status.Certificate) == 0 && slices.ContainsFunc(csr.Status.Conditions, func(c certificatesv1.CertificateSigningRequestCondition) bool {
+					return c.Type == certificatesv1.CertificateApproved
+				}) {
+					waiting++
+				}
+			}
+			return waiting == 0, fmt.Sprintf("%d approved CSRs not issued", waiting), nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// bestFloor is the floor run with the lowest p99.
+func bestFloor(runs []floorRun) floorRun {
+	best := runs[0]
+	for _, r := range runs[1:] {
+		if r.Latency.P99 < best.Latency.P99 {
+			best = r
+		}
+	}
+	return best
+}
