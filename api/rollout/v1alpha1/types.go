@@ -13,6 +13,7 @@ import (
 // +kubebuilder:resource:scope=Cluster,shortName=ngr,categories=nodeboot
 // +kubebuilder:printcolumn:name="Group",type=string,JSONPath=`.spec.nodeGroup.autoScalingGroupName`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Replaced",type=integer,JSONPath=`.status.nodesReplaced`
 // +kubebuilder:printcolumn:name="Total",type=integer,JSONPath=`.status.nodesTotal`
 // +kubebuilder:printcolumn:name="Batch",type=integer,JSONPath=`.status.batch`
@@ -47,7 +48,8 @@ type NodeGroupRolloutSpec struct {
 	// number when the rollout starts). With neither this nor imageID, the
 	// target is the version the group launches now.
 	// +optional
-	// +kubebuilder:validation:Pattern=`^([1-9][0-9]*|\$Latest|\$Default)$`
+	// +kubebuilder:validation:MaxLength=10
+	// +kubebuilder:validation:Pattern=`^([1-9][0-9]{0,8}|\$Latest|\$Default)$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="launchTemplateVersion is immutable"
 	LaunchTemplateVersion string `json:"launchTemplateVersion,omitempty"`
 
@@ -55,7 +57,8 @@ type NodeGroupRolloutSpec struct {
 	// only the AMI changed (CreateLaunchTemplateVersion with a source
 	// version), as managed node groups do for a new release.
 	// +optional
-	// +kubebuilder:validation:Pattern=`^ami-[0-9a-f]{8,17}$`
+	// +kubebuilder:validation:MaxLength=21
+	// +kubebuilder:validation:Pattern=`^ami-([0-9a-f]{8}|[0-9a-f]{17})$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="imageID is immutable"
 	ImageID string `json:"imageID,omitempty"`
 
@@ -108,17 +111,27 @@ type NodeGroupRolloutSpec struct {
 }
 
 // NodeGroupReference names an Auto Scaling group.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.name) || (size(self.autoScalingGroupName) <= 63 && self.autoScalingGroupName.matches('^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$'))",message="name is required when autoScalingGroupName is not a label value, which new nodes carry in eks.amazonaws.com/nodegroup"
 type NodeGroupReference struct {
-	// AutoScalingGroupName is the group's name.
+	// AutoScalingGroupName is the group's name: 1 to 255 characters, none
+	// of them a control character.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[^\x00-\x1f\x7f]+$`
 	AutoScalingGroupName string `json:"autoScalingGroupName"`
-	// Region is the group's AWS region; empty means the controller's.
+	// Region is the group's AWS region, such as us-west-2 or
+	// us-gov-east-1; empty means the controller's.
 	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:Pattern=`^[a-z]{2,4}(-[a-z]+)+-[1-9][0-9]?$`
 	Region string `json:"region,omitempty"`
 	// Name is the node group name new nodes carry in the
-	// eks.amazonaws.com/nodegroup label; empty means the group's name.
+	// eks.amazonaws.com/nodegroup label (a label value); empty means the
+	// group's name.
 	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`
 	Name string `json:"name,omitempty"`
 }
 
@@ -127,19 +140,31 @@ type Timeouts struct {
 	// Drain is how long one node may take to drain before the rollout fails
 	// with PodEvictionFailure (or, with force, deletes the rest). Default 15m.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]{1,5}([.][0-9]{1,9})?(ns|us|µs|ms|s|m|h)){1,4})$') && duration(self) <= duration('168h')",message="must be a duration from 0 to 168h, such as 90s, 15m or 1h30m"
 	Drain *metav1.Duration `json:"drain,omitempty"`
 	// PostDrainWait is the wait between the last pod leaving a cordoned node
 	// and its termination, so load balancers stop sending to it. Default 60s.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]{1,5}([.][0-9]{1,9})?(ns|us|µs|ms|s|m|h)){1,4})$') && duration(self) <= duration('168h')",message="must be a duration from 0 to 168h, such as 90s, 15m or 1h30m"
 	PostDrainWait *metav1.Duration `json:"postDrainWait,omitempty"`
 	// NodeCreation bounds the wait for new capacity (every new instance a
 	// Ready node with the expected labels, at least one per zone) before the
 	// rollout fails with NodeCreationFailure. Default 15m.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]{1,5}([.][0-9]{1,9})?(ns|us|µs|ms|s|m|h)){1,4})$') && duration(self) <= duration('168h')",message="must be a duration from 0 to 168h, such as 90s, 15m or 1h30m"
 	NodeCreation *metav1.Duration `json:"nodeCreation,omitempty"`
 	// EvictionRetryInterval is the pause before a refused eviction is
 	// retried. Default 5s (kubectl drain's).
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]{1,5}([.][0-9]{1,9})?(ns|us|µs|ms|s|m|h)){1,4})$') && duration(self) <= duration('168h')",message="must be a duration from 0 to 168h, such as 90s, 15m or 1h30m"
 	EvictionRetryInterval *metav1.Duration `json:"evictionRetryInterval,omitempty"`
 }
 
@@ -153,8 +178,12 @@ type NewNodeRequirements struct {
 	// not set them turn it off.
 	// +optional
 	EKSLabels *bool `json:"eksLabels,omitempty"`
-	// Labels must all be present with these values.
+	// Labels must all be present with these values: at most 64, each key
+	// a qualified name and each value a label value.
 	// +optional
+	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 317 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$') && (k.contains('/') ? size(k.split('/')[0]) <= 253 && size(k.split('/')[1]) <= 63 : size(k) <= 63))",message="keys must be label keys: an optional DNS subdomain of at most 253 characters and a slash, then at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(self[k]) <= 63 && self[k].matches('^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$'))",message="values must be label values: at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit"
 	Labels map[string]string `json:"labels,omitempty"`
 }
 
@@ -185,6 +214,14 @@ type NodeGroupRolloutStatus struct {
 	// ObservedGeneration is the spec generation the status reflects.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Conditions are Ready (every node runs the target and the group is
+	// restored), Progressing (the controller is moving the rollout on) and
+	// Degraded (it failed, or the object cannot be read), each with a
+	// reason, alongside the phase.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
 	// Phase is where the rollout is.
 	// +optional
 	Phase Phase `json:"phase,omitempty"`
@@ -266,6 +303,34 @@ const (
 
 // Terminal reports whether no further action follows the phase.
 func (p Phase) Terminal() bool { return p == PhaseSucceeded || p == PhaseAborted }
+
+// Condition types of the status.
+const (
+	// ConditionReady is True once the rollout succeeded.
+	ConditionReady = "Ready"
+	// ConditionProgressing is True while the controller moves the rollout
+	// on (Initializing to ScalingDown, and Aborting).
+	ConditionProgressing = "Progressing"
+	// ConditionDegraded is True when the rollout failed or its object
+	// cannot be read.
+	ConditionDegraded = "Degraded"
+)
+
+// Condition reasons besides the phases and the failure codes.
+const (
+	// ReasonInvalidObject: the controller cannot decode the object (an
+	// object stored before its CRD validated it).
+	ReasonInvalidObject = "InvalidObject"
+	// ReasonAsExpected: nothing is wrong.
+	ReasonAsExpected = "AsExpected"
+	// ReasonPending: the controller has not started the rollout yet.
+	ReasonPending = "Pending"
+)
+
+// Finalizer is the finalizer the controller puts on an active rollout, so
+// that deleting it runs the abort first (the group restored, the nodes
+// released).
+const Finalizer = "nodeboot.io/abort-on-delete"
 
 // Failure says why a rollout stopped.
 type Failure struct {

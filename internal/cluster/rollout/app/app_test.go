@@ -28,17 +28,31 @@ func TestMainUsageErrors(t *testing.T) {
 		args     []string
 		wantCode int
 		wantErr  string
+		wantAlso []string
 	}{
 		{name: "no command", args: nil, wantCode: ExitUsage, wantErr: "no command given"},
 		{name: "unknown command", args: []string{"rollback"}, wantCode: ExitUsage, wantErr: `unknown command "rollback"`},
 		{name: "start without a name", args: []string{"start", "--group", "g"}, wantCode: ExitUsage, wantErr: "takes one argument"},
 		{name: "start without a group", args: []string{"start", "r1"}, wantCode: ExitUsage, wantErr: "--group is required"},
 		{name: "version and image", args: []string{"start", "r1", "--group", "g", "--launch-template-version", "3", "--image-id", "ami-1"}, wantCode: ExitUsage, wantErr: "at most one"},
-		{name: "bad strategy", args: []string{"plan", "--group", "g", "--strategy", "Fast"}, wantCode: ExitUsage, wantErr: `--strategy "Fast"`},
-		{name: "bad percentage", args: []string{"plan", "--group", "g", "--max-unavailable", "150%"}, wantCode: ExitUsage, wantErr: "--max-unavailable"},
+		{name: "bad strategy", args: []string{"plan", "--group", "g", "--strategy", "Fast"}, wantCode: ExitUsage,
+			wantErr: `spec.strategy: Unsupported value: "Fast": supported values: "Default", "Minimal"`},
+		{name: "bad percentage", args: []string{"plan", "--group", "g", "--max-unavailable", "150%"}, wantCode: ExitUsage, wantErr: "maxUnavailable is 1..100 or 1%..100%"},
+		{name: "percentage with a leading zero", args: []string{"plan", "--group", "g", "--max-unavailable", "050%"}, wantCode: ExitUsage, wantErr: "maxUnavailable is 1..100 or 1%..100%"},
+		{name: "count over 100", args: []string{"plan", "--group", "g", "--max-unavailable", "101"}, wantCode: ExitUsage, wantErr: "maxUnavailable is 1..100 or 1%..100%"},
+		{name: "version 0", args: []string{"plan", "--group", "g", "--launch-template-version", "0"}, wantCode: ExitUsage,
+			wantErr: `spec.launchTemplateVersion: Invalid value: "0": spec.launchTemplateVersion in body should match`},
+		{name: "malformed image", args: []string{"plan", "--group", "g", "--image-id", "ami-1"}, wantCode: ExitUsage, wantErr: `spec.imageID: Invalid value: "ami-1"`},
+		{name: "bad region", args: []string{"plan", "--group", "g", "--region", "mars"}, wantCode: ExitUsage, wantErr: `spec.nodeGroup.region: Invalid value: "mars"`},
 		{name: "bad label", args: []string{"plan", "--group", "g", "--node-label", "novalue"}, wantCode: ExitUsage, wantErr: "KEY=VALUE"},
-		{name: "all problems at once", args: []string{"start", "r1", "--order", "Smallest", "--drain-timeout", "-1s"}, wantCode: ExitUsage,
-			wantErr: "--group is required; --order \"Smallest\" is not Random, Oldest, Newest or Name; --drain-timeout is negative"},
+		{name: "bad label key", args: []string{"plan", "--group", "g", "--node-label", "team name=a"}, wantCode: ExitUsage, wantErr: "keys must be label keys"},
+		{name: "bad rollout name", args: []string{"start", "R1", "--group", "g"}, wantCode: ExitUsage, wantErr: `metadata.name: Invalid value: "R1"`},
+		{name: "all problems at once", args: []string{"start", "r1", "--order", "Smallest", "--node-label", "x"}, wantCode: ExitUsage,
+			wantErr: "--node-label \"x\" is not KEY=VALUE; --group is required; NodeGroupRollout.nodeboot.io \"r1\" is invalid: [",
+			wantAlso: []string{`spec.nodeGroup.autoScalingGroupName: Invalid value: "": spec.nodeGroup.autoScalingGroupName in body should be at least 1 chars long`,
+				`spec.nodeOrder: Unsupported value: "Smallest": supported values: "Random", "Oldest", "Newest", "Name"`}},
+		{name: "negative duration", args: []string{"start", "r1", "--group", "g", "--drain-timeout", "-1s"}, wantCode: ExitUsage,
+			wantErr: `spec.timeouts.drain: Invalid value: "string": must be a duration from 0 to 168h, such as 90s, 15m or 1h30m`},
 		{name: "bad controller flag", args: []string{"controller", "--concurrency", "0"}, wantCode: ExitUsage, wantErr: "must be positive"},
 		{name: "pause takes a name", args: []string{"pause"}, wantCode: ExitUsage, wantErr: "takes one argument"},
 		{name: "help", args: []string{"help"}, wantCode: ExitOK},
@@ -50,6 +64,11 @@ func TestMainUsageErrors(t *testing.T) {
 			code := Main(context.Background(), tc.args, Env{Stdout: &out, Stderr: &errOut})
 			if code != tc.wantCode || !strings.Contains(errOut.String(), tc.wantErr) {
 				t.Errorf("code %d stderr %q; want %d and %q", code, errOut.String(), tc.wantCode, tc.wantErr)
+			}
+			for _, want := range tc.wantAlso {
+				if !strings.Contains(errOut.String(), want) {
+					t.Errorf("stderr %q; want it to contain %q", errOut.String(), want)
+				}
 			}
 		})
 	}

@@ -46,10 +46,11 @@ func runPlan(ctx context.Context, args []string, env Env) error {
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	spec, err := sf.spec()
+	ro, err := sf.rollout(ctx, "plan")
 	if err != nil {
 		return err
 	}
+	spec := ro.Spec
 	if output != "text" && output != "json" {
 		return fmt.Errorf("%w: --output %q is neither text nor json", ErrUsage, output)
 	}
@@ -120,14 +121,9 @@ func runStart(ctx context.Context, args []string, env Env) error {
 	if err := parse(fs, args, 1); err != nil {
 		return err
 	}
-	spec, err := sf.spec()
+	ro, err := sf.rollout(ctx, fs.Arg(0))
 	if err != nil {
 		return err
-	}
-	ro := &rolloutv1.NodeGroupRollout{
-		TypeMeta:   metav1.TypeMeta{APIVersion: rolloutv1.SchemeGroupVersion.String(), Kind: rolloutv1.Kind},
-		ObjectMeta: metav1.ObjectMeta{Name: fs.Arg(0)},
-		Spec:       spec,
 	}
 	if dryRun {
 		return writeYAML(env.Stdout, ro)

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
+	"github.com/nodeboot/nodeboot/internal/cluster/rollout/admission"
 	"github.com/nodeboot/nodeboot/internal/cluster/rollout/plan"
 )
 
@@ -43,52 +45,57 @@ func (f *specFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.evictionRetry, "eviction-retry-interval", plan.DefaultEvictionRetryInterval, "pause before a refused eviction is retried")
 }
 
-// spec builds the NodeGroupRolloutSpec and checks what the CRD checks.
-func (f *specFlags) spec() (rolloutv1.NodeGroupRolloutSpec, error) {
-	var problems []string
+// rollout builds the NodeGroupRollout the flags describe, named name, and
+// checks it as the API server will (package admission), so that what the
+// API server would refuse is refused here first, with its own message.
+func (f *specFlags) rollout(ctx context.Context, name string) (*rolloutv1.NodeGroupRollout, error) {
+	labels, problems := f.nodeLabels()
 	if f.group == "" {
 		problems = append(problems, "--group is required")
 	}
-	if f.version != "" && f.imageID != "" {
-		problems = append(problems, "set at most one of --launch-template-version and --image-id")
+	ro := &rolloutv1.NodeGroupRollout{
+		TypeMeta:   metav1.TypeMeta{APIVersion: rolloutv1.SchemeGroupVersion.String(), Kind: rolloutv1.Kind},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       f.spec(labels),
 	}
-	strategy := rolloutv1.Strategy(f.strategy)
-	if strategy != rolloutv1.StrategyDefault && strategy != rolloutv1.StrategyMinimal {
-		problems = append(problems, fmt.Sprintf("--strategy %q is neither Default nor Minimal", f.strategy))
+	checker, err := admission.Default()
+	if err != nil {
+		return nil, err
 	}
-	order := rolloutv1.NodeOrder(f.order)
-	switch order {
-	case rolloutv1.OrderRandom, rolloutv1.OrderOldest, rolloutv1.OrderNewest, rolloutv1.OrderName:
-	default:
-		problems = append(problems, fmt.Sprintf("--order %q is not Random, Oldest, Newest or Name", f.order))
+	if err := checker.Check(ctx, ro); err != nil {
+		problems = append(problems, err.Error())
 	}
-	mu := intstr.Parse(f.maxUnavail)
-	if _, err := plan.ResolveMaxUnavailable(mu, 100); err != nil {
-		problems = append(problems, fmt.Sprintf("--max-unavailable %q is not 1..100 or 1%%..100%%", f.maxUnavail))
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("%w: %s", ErrUsage, strings.Join(problems, "; "))
 	}
+	return ro, nil
+}
+
+// nodeLabels parses --node-label KEY=VALUE flags; the keys and values are
+// checked with the rest of the rollout.
+func (f *specFlags) nodeLabels() (map[string]string, []string) {
+	var problems []string
 	labels := map[string]string{}
 	for _, l := range f.labels {
 		k, v, ok := strings.Cut(l, "=")
-		if !ok || k == "" {
+		if !ok {
 			problems = append(problems, fmt.Sprintf("--node-label %q is not KEY=VALUE", l))
 		}
 		labels[k] = v
 	}
-	for name, d := range map[string]time.Duration{"--drain-timeout": f.drain, "--post-drain-wait": f.postDrain, "--node-creation-timeout": f.creation, "--eviction-retry-interval": f.evictionRetry} {
-		if d < 0 {
-			problems = append(problems, name+" is negative")
-		}
-	}
-	if len(problems) > 0 {
-		return rolloutv1.NodeGroupRolloutSpec{}, fmt.Errorf("%w: %s", ErrUsage, strings.Join(problems, "; "))
-	}
+	return labels, problems
+}
+
+// spec is the NodeGroupRolloutSpec of the flags, as given.
+func (f *specFlags) spec(labels map[string]string) rolloutv1.NodeGroupRolloutSpec {
+	mu := intstr.Parse(f.maxUnavail)
 	spec := rolloutv1.NodeGroupRolloutSpec{
 		NodeGroup:             rolloutv1.NodeGroupReference{AutoScalingGroupName: f.group, Region: f.region, Name: f.groupLabel},
 		LaunchTemplateVersion: f.version,
 		ImageID:               f.imageID,
-		Strategy:              strategy,
+		Strategy:              rolloutv1.Strategy(f.strategy),
 		MaxUnavailable:        &mu,
-		NodeOrder:             order,
+		NodeOrder:             rolloutv1.NodeOrder(f.order),
 		Force:                 f.force,
 		Timeouts: rolloutv1.Timeouts{
 			Drain: &metav1.Duration{Duration: f.drain}, PostDrainWait: &metav1.Duration{Duration: f.postDrain},
@@ -101,5 +108,5 @@ func (f *specFlags) spec() (rolloutv1.NodeGroupRolloutSpec, error) {
 	if len(labels) > 0 {
 		spec.NewNodes.Labels = labels
 	}
-	return spec, nil
+	return spec
 }

@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
+	"github.com/nodeboot/nodeboot/internal/cluster/rollout/nodegroup"
 	"github.com/nodeboot/nodeboot/internal/cluster/rollout/plan"
 )
 
@@ -77,22 +79,43 @@ func (r *Reconciler) poll() time.Duration {
 	return DefaultPoll
 }
 
-// Reconcile runs one planning step of a rollout.
+// Reconcile runs one planning step of a rollout. The rollout is read as
+// unstructured data and decoded here, so that an object the controller
+// cannot decode is reported on itself and holds up no other rollout.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	log := logf.FromContext(ctx)
-	ro := &rolloutv1.NodeGroupRollout{}
-	if err := r.Client.Get(ctx, req.NamespacedName, ro); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.groups().forget(req.Name)
-			r.Metrics.forget(req.Name)
-		}
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+	ro, err := r.load(ctx, req.Name)
+	if ro == nil || err != nil {
+		return reconcile.Result{}, err
 	}
 	r.Metrics.observe(ro)
-	if ro.Status.Phase.Terminal() {
-		r.groups().forget(ro.Name)
-		return reconcile.Result{}, nil
+	if done, err := r.settleFinalizer(ctx, ro); done || err != nil {
+		return reconcile.Result{}, err
 	}
+	return r.step(ctx, ro)
+}
+
+// load returns the rollout, or nil when it is gone or cannot be decoded
+// (then it says so on the object).
+func (r *Reconciler) load(ctx context.Context, name string) (*rolloutv1.NodeGroupRollout, error) {
+	u := newUnstructuredRollout()
+	if err := r.Client.Get(ctx, types.NamespacedName{Name: name}, u); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.groups().forget(name)
+			r.Metrics.forget(name)
+		}
+		return nil, client.IgnoreNotFound(err)
+	}
+	ro, err := decodeRollout(u)
+	if err != nil {
+		return nil, r.reportUndecodable(ctx, u, err)
+	}
+	return ro, nil
+}
+
+// step plans once, persists the status, carries out the actions and
+// records what they reported.
+func (r *Reconciler) step(ctx context.Context, ro *rolloutv1.NodeGroupRollout) (reconcile.Result, error) {
+	log := logf.FromContext(ctx)
 	group, err := r.Groups.Open(ctx, ro.Spec.NodeGroup)
 	if err != nil {
 		return reconcile.Result{}, err
@@ -103,9 +126,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		r.Recorder.Event(ro, corev1.EventTypeWarning, "SnapshotFailed", err.Error())
 		return reconcile.Result{}, err
 	}
-	t1 := time.Now()
 	d := plan.Plan(snap)
-	t2 := time.Now()
+	t1 := time.Now()
 	prev := ro.Status.DeepCopy()
 	if err := r.writeStatus(ctx, ro, d.Status); err != nil {
 		if apierrors.IsConflict(err) {
@@ -115,26 +137,34 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	r.Metrics.transitions(prev, &ro.Status)
 	r.record(ro, d.Events)
-	for _, a := range d.Actions {
-		log.V(1).Info("action", "action", a.String())
-	}
-	t3 := time.Now()
-	res, actErr := r.execute(ctx, ro.Name, group, d.Actions)
-	t4 := time.Now()
-	recorded := *ro.Status.DeepCopy()
-	events := plan.Record(&recorded, res, r.now())
-	if err := r.writeStatus(ctx, ro, recorded); err != nil && !apierrors.IsConflict(err) {
-		return reconcile.Result{}, errors.Join(actErr, err)
-	}
-	r.record(ro, events)
+	t2 := time.Now()
+	actErr := r.act(ctx, ro, group, d.Actions)
 	log.V(1).Info("planning step", "phase", ro.Status.Phase, "nodes", len(snap.Nodes), "pods", len(snap.Pods), "actions", len(d.Actions),
-		"snapshot", t1.Sub(t0), "plan", t2.Sub(t1), "status", t3.Sub(t2), "execute", t4.Sub(t3), "record", time.Since(t4))
+		"plan", t1.Sub(t0), "status", t2.Sub(t1), "act", time.Since(t2))
 	r.Metrics.observe(ro)
 	if actErr != nil {
 		r.Recorder.Event(ro, corev1.EventTypeWarning, "ActionFailed", actErr.Error())
 		return reconcile.Result{}, actErr
 	}
+	if _, err := r.settleFinalizer(ctx, ro); err != nil {
+		return reconcile.Result{}, err
+	}
 	return r.requeue(ro, d), nil
+}
+
+// act carries out actions and records what they reported in the status.
+func (r *Reconciler) act(ctx context.Context, ro *rolloutv1.NodeGroupRollout, group nodegroup.Group, actions []plan.Action) error {
+	for _, a := range actions {
+		logf.FromContext(ctx).V(1).Info("action", "action", a.String())
+	}
+	res, actErr := r.execute(ctx, ro.Name, group, actions)
+	recorded := *ro.Status.DeepCopy()
+	events := plan.Record(&recorded, res, r.now())
+	if err := r.writeStatus(ctx, ro, recorded); err != nil && !apierrors.IsConflict(err) {
+		return errors.Join(actErr, err)
+	}
+	r.record(ro, events)
+	return actErr
 }
 
 // requeue says when to plan again: at the planner's deadline, soon after

@@ -156,6 +156,10 @@ func (h *harness) interceptors(scheme *runtime.Scheme) interceptor.Funcs {
 			note("update", obj, sub)
 			return c.SubResource(sub).Update(ctx, obj, opts...)
 		},
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			note("patch", obj, sub)
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
 		SubResourceCreate: func(ctx context.Context, c client.Client, sub string, obj, subObj client.Object, opts ...client.SubResourceCreateOption) error {
 			note("create", obj, sub)
 			h.mu.Lock()
@@ -355,6 +359,8 @@ func TestReconciler(t *testing.T) {
 	for name, run := range map[string]func(*testing.T) map[call]int{
 		"rollout with refused evictions":         runsARollout,
 		"force deletes after PodEvictionFailure": forceDeletesAfterTheDrainTimeout,
+		"deleted mid-way":                        deletedMidWay,
+		"undecodable rollout":                    reportsAnUndecodableRollout,
 	} {
 		t.Run(name, func(t *testing.T) {
 			for c, n := range run(t) {

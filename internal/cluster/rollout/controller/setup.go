@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,7 +35,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr manager.Manager, 
 	err := builder.ControllerManagedBy(mgr).
 		Named(ControllerName).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(concurrency, 1)}).
-		For(&rolloutv1.NodeGroupRollout{}).
+		For(newUnstructuredRollout()).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.activeRollouts), builder.WithPredicates(r.nodeEvents())).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.activeRollouts), builder.WithPredicates(boundPods())).
 		Complete(r)
@@ -44,17 +45,21 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr manager.Manager, 
 	return nil
 }
 
-// activeRollouts maps any event to every rollout not yet finished.
+// activeRollouts maps any event to every rollout not yet finished (nor
+// paused). It reads the two fields it needs from the unstructured objects,
+// so an undecodable rollout elsewhere does not matter here.
 func (r *Reconciler) activeRollouts(ctx context.Context, _ client.Object) []reconcile.Request {
-	var list rolloutv1.NodeGroupRolloutList
-	if err := r.Client.List(ctx, &list); err != nil {
+	list := newUnstructuredRolloutList()
+	if err := r.Client.List(ctx, list); err != nil {
 		logf.FromContext(ctx).Error(err, "list rollouts")
 		return nil
 	}
 	var reqs []reconcile.Request
-	for _, ro := range list.Items {
-		if !ro.Status.Phase.Terminal() && !ro.Spec.Paused {
-			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: ro.Name}})
+	for _, u := range list.Items {
+		phase, _, _ := unstructured.NestedString(u.Object, "status", "phase")
+		paused, _, _ := unstructured.NestedBool(u.Object, "spec", "paused")
+		if !rolloutv1.Phase(phase).Terminal() && !paused {
+			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: u.GetName()}})
 		}
 	}
 	return reqs

@@ -71,6 +71,14 @@ func SettingsOf(spec rolloutv1.NodeGroupRolloutSpec) Settings {
 	return s
 }
 
+// settingsOf is SettingsOf the rollout's spec, aborting once it is being
+// deleted.
+func settingsOf(ro *rolloutv1.NodeGroupRollout) Settings {
+	s := SettingsOf(ro.Spec)
+	s.Abort = s.Abort || ro.DeletionTimestamp != nil
+	return s
+}
+
 // durationOr returns d, def when d is unset; a negative d counts as 0.
 func durationOr(d *metav1.Duration, def time.Duration) time.Duration {
 	if d == nil {

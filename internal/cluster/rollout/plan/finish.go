@@ -41,7 +41,11 @@ func (w *world) restoreSizes(d *Decision) bool {
 func (w *world) beginAbort(d *Decision) {
 	st := &d.Status
 	st.Phase, st.ResumePhase, st.PausedTime, st.Failure = rolloutv1.PhaseAborting, "", nil, nil
-	w.event(d, true, "Aborting", "spec.abort set: releasing nodes not yet drained and restoring the group")
+	why := "spec.abort set"
+	if w.deleting() {
+		why = "the rollout is being deleted"
+	}
+	w.event(d, true, "Aborting", why+": releasing nodes not yet drained and restoring the group")
 }
 
 // abortBatch is the batch number of the surplus nodes an abort removes.

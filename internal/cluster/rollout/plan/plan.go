@@ -31,7 +31,7 @@ type world struct {
 func newWorld(s Snapshot) *world {
 	w := &world{
 		Snapshot: s,
-		set:      SettingsOf(s.Rollout.Spec),
+		set:      settingsOf(s.Rollout),
 		name:     s.Rollout.Name,
 		now:      metav1.NewTime(s.Now),
 		nodes:    map[string]*corev1.Node{},
@@ -72,20 +72,28 @@ func (w *world) outdated(st *rolloutv1.NodeGroupRolloutStatus) []nodegroup.Insta
 }
 
 // Plan decides the next step of a rollout. It is pure: same snapshot, same
-// decision.
+// decision. A rollout being deleted is aborted (the controller's finalizer
+// holds the deletion until it is Aborted).
 func Plan(s Snapshot) Decision {
 	w := newWorld(s)
 	d := &Decision{Status: *s.Rollout.Status.DeepCopy()}
+	w.plan(d)
+	setConditions(&d.Status, s.Rollout.Generation, w.now)
+	return *d
+}
+
+// plan moves the status on by one step.
+func (w *world) plan(d *Decision) {
 	st := &d.Status
-	specChanged := st.ObservedGeneration != s.Rollout.Generation
-	st.ObservedGeneration = s.Rollout.Generation
+	specChanged := st.ObservedGeneration != w.Rollout.Generation
+	st.ObservedGeneration = w.Rollout.Generation
 
 	if st.Phase.Terminal() {
-		return *d
+		return
 	}
 	if st.Phase == rolloutv1.PhaseFailed {
-		if !specChanged {
-			return *d // nothing changed since the failure
+		if !specChanged && !w.deleting() {
+			return // nothing changed since the failure
 		}
 		w.retry(d)
 	}
@@ -94,18 +102,20 @@ func Plan(s Snapshot) Decision {
 	}
 	if st.Phase == rolloutv1.PhaseAborting {
 		w.abort(d)
-		return *d
+		return
 	}
 	if w.set.Paused {
 		w.pause(d)
-		return *d
+		return
 	}
 	if st.Phase == rolloutv1.PhasePaused {
 		w.resume(d)
 	}
 	w.step(d)
-	return *d
 }
+
+// deleting reports whether the rollout is being deleted.
+func (w *world) deleting() bool { return w.Rollout.DeletionTimestamp != nil }
 
 // step runs the current phase.
 func (w *world) step(d *Decision) {
