@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,8 +22,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/nodeboot/nodeboot/internal/cluster/approver"
@@ -31,8 +33,12 @@ import (
 )
 
 // EnvBenchApprover runs TestApproverBurst (make bench-approver); the suite
-// skips it otherwise.
-const EnvBenchApprover = "NODEBOOT_BENCH_APPROVER"
+// skips it otherwise. EnvBenchApproverArgs adds flags to the approver's
+// (to compare settings; the figures of record use none).
+const (
+	EnvBenchApprover     = "NODEBOOT_BENCH_APPROVER"
+	EnvBenchApproverArgs = "NODEBOOT_BENCH_APPROVER_ARGS"
+)
 
 // The join burst: burstNodes kubelets, each creating its serving CSR at a
 // moment spread evenly over burstSpread, plus forged CSRs among them.
@@ -301,7 +307,9 @@ func approveDirectly(ctx context.Context, t *testing.T, cs kubernetes.Interface,
 	csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
 		Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: "BenchmarkFloor", Message: "approved by the benchmark harness",
 	})
-	if _, err := cs.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
+	callCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if _, err := cs.CertificatesV1().CertificateSigningRequests().UpdateApproval(callCtx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
 		t.Errorf("approve %s: %v", csr.Name, err)
 	}
 }
@@ -332,6 +340,9 @@ func (w *approverWorld) measureApprover(t *testing.T, nodes, forgers []worldNode
 	}
 	metrics := loopback(port)
 	rep.ApproverArgs = []string{"--ec2-inventory=on", approverClusterFlag, "--node-wait=1m", "--log-level=info", "--metrics-bind-address=" + metrics}
+	if extra := os.Getenv(EnvBenchApproverArgs); extra != "" {
+		rep.ApproverArgs = append(rep.ApproverArgs, strings.Fields(extra)...)
+	}
 	a := w.startApprover(t, "approver-burst", rep.ApproverArgs, w.awsEnv())
 	defer a.stop(10 * time.Second)
 	before, err := scrapeRequests(t.Context(), metrics)
@@ -415,18 +426,18 @@ func (w *approverWorld) burst(t *testing.T, csrs []burstCSR, approve func(contex
 	ctx, cancel := context.WithTimeout(t.Context(), burstGuard)
 	defer cancel()
 	tr := newBurstTracker(csrs)
-	watcher, err := w.c.admin.CertificatesV1().CertificateSigningRequests().Watch(ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer watcher.Stop()
 	pending := make(chan *certificatesv1.CertificateSigningRequest, len(csrs))
-	if approve != nil {
-		go approve(ctx, pending)
-	}
-	go tr.watch(watcher.ResultChan(), pending, approve != nil)
+	tr.follow(ctx, t, w.c.admin, pending, approve != nil)
+	approved := make(chan struct{})
+	go func() {
+		defer close(approved)
+		if approve != nil {
+			approve(ctx, pending)
+		}
+	}()
 	clients := make([]kubernetes.Interface, len(csrs))
 	for i, c := range csrs {
+		var err error
 		if clients[i], err = w.client(c.node); err != nil {
 			t.Fatal(err)
 		}
@@ -438,20 +449,25 @@ func (w *approverWorld) burst(t *testing.T, csrs []burstCSR, approve func(contex
 	select {
 	case <-tr.done:
 	case <-ctx.Done():
-		t.Fatalf("burst: %d of %d CSRs decided before the hang guard (%s)", tr.decidedCount(), len(csrs), burstGuard)
+		t.Fatalf("burst: %d of %d CSRs created, %d seen, %d decided before the hang guard (%s)",
+			tr.createdCount(), len(csrs), tr.appearedCount(), tr.decidedCount(), burstGuard)
 	}
+	wall := time.Since(start)
 	close(pending)
-	return tr.result(time.Since(start))
+	<-approved // the last approvals' answers may trail the watch
+	return tr.result(wall)
 }
 
 // burstTracker follows one burst through a watch: when each CSR appeared
 // (its creation, as anyone watching sees it) and when it was decided.
 type burstTracker struct {
-	csrs  []burstCSR
-	index map[string]int
-	done  chan struct{}
+	csrs       []burstCSR
+	index      map[string]int
+	done       chan struct{}
+	finishOnce sync.Once
 
 	mu       sync.Mutex
+	created  int
 	appeared map[string]time.Time
 	decided  map[string]time.Time
 	conds    map[string]certificatesv1.CertificateSigningRequestCondition
@@ -482,49 +498,86 @@ func (tr *burstTracker) create(ctx context.Context, t *testing.T, client kuberne
 	}
 	if _, err := client.CertificatesV1().CertificateSigningRequests().Create(ctx, c.csr, metav1.CreateOptions{}); err != nil {
 		t.Errorf("create %s (%s): %v", c.csr.Name, c.node.name, err)
+		return
 	}
+	tr.mu.Lock()
+	tr.created++
+	tr.mu.Unlock()
 }
 
-// watch records the burst's CSRs from events; with handOff, it passes each
-// new undecided one to pending.
-func (tr *burstTracker) watch(events <-chan watch.Event, pending chan<- *certificatesv1.CertificateSigningRequest, handOff bool) {
-	for ev := range events {
-		csr, ok := ev.Object.(*certificatesv1.CertificateSigningRequest)
+func (tr *burstTracker) createdCount() int {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.created
+}
+
+func (tr *burstTracker) appearedCount() int {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return len(tr.appeared)
+}
+
+// follow records the burst's CSRs from an informer (which lists and
+// watches again when the API server ends a watch); with handOff, it passes
+// each new undecided one to pending, once.
+func (tr *burstTracker) follow(ctx context.Context, t *testing.T, cs kubernetes.Interface, pending chan<- *certificatesv1.CertificateSigningRequest, handOff bool) {
+	t.Helper()
+	factory := informers.NewSharedInformerFactory(cs, 0)
+	inf := factory.Certificates().V1().CertificateSigningRequests().Informer()
+	handed := map[string]bool{}
+	var handedMu sync.Mutex
+	observe := func(obj any) {
+		csr, ok := obj.(*certificatesv1.CertificateSigningRequest)
 		if !ok {
-			continue
+			return
 		}
 		if _, ours := tr.index[csr.Name]; !ours {
-			continue
+			return
 		}
-		now := time.Now()
-		first, finished := tr.record(csr, now)
-		if first && handOff && !decidedCondition(csr) {
+		finished := tr.record(csr, time.Now())
+		handedMu.Lock()
+		hand := handOff && !handed[csr.Name] && !decidedCondition(csr)
+		handed[csr.Name] = handed[csr.Name] || hand
+		handedMu.Unlock()
+		if hand {
 			pending <- csr
 		}
 		if finished {
-			close(tr.done)
-			return
+			tr.finish()
 		}
 	}
+	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    observe,
+		UpdateFunc: func(_, obj any) { observe(obj) },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
 }
 
-// record notes what one event shows; it reports whether the CSR appeared
-// for the first time and whether every CSR is now decided.
-func (tr *burstTracker) record(csr *certificatesv1.CertificateSigningRequest, now time.Time) (first, finished bool) {
+// finish closes done once.
+func (tr *burstTracker) finish() {
+	tr.finishOnce.Do(func() { close(tr.done) })
+}
+
+// record notes what one event shows; it reports whether every CSR is now
+// decided.
+func (tr *burstTracker) record(csr *certificatesv1.CertificateSigningRequest, now time.Time) bool {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	if _, seen := tr.appeared[csr.Name]; !seen {
-		tr.appeared[csr.Name], first = now, true
+		tr.appeared[csr.Name] = now
 	}
 	if _, seen := tr.decided[csr.Name]; !seen {
 		for _, c := range csr.Status.Conditions {
 			if c.Type == certificatesv1.CertificateApproved || c.Type == certificatesv1.CertificateDenied {
 				tr.decided[csr.Name], tr.conds[csr.Name] = now, c
-				return first, len(tr.decided) == len(tr.csrs)
+				return len(tr.decided) == len(tr.csrs)
 			}
 		}
 	}
-	return first, false
+	return false
 }
 
 func decidedCondition(csr *certificatesv1.CertificateSigningRequest) bool {

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"hash/fnv"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -57,10 +58,15 @@ type approverWorld struct {
 	ec2   *awstest.EC2
 	eks   *awstest.EKS
 	nodes []worldNode
-	// transport carries every node's requests (one connection pool, as
-	// behind a load balancer), each with its own bearer token.
-	transport http.RoundTripper
+	// transports carry the nodes' requests, each with its own bearer
+	// token: a few connection pools rather than one per node (the
+	// harness's own TLS handshakes would cost the API server's CPU) or
+	// one for all (one HTTP/2 connection's stream limit).
+	transports []http.RoundTripper
 }
+
+// nodeTransports is the number of connection pools the nodes share.
+const nodeTransports = 16
 
 // newWorldNodes returns n nodes 10.1.x.y in the cluster's VPC.
 func newWorldNodes(n int) []worldNode {
@@ -89,10 +95,12 @@ func startApproverWorld(t *testing.T, env suiteEnv, nodes []worldNode, controlle
 	}
 	w.c = startCluster(t, env, clusterOptions{nodeName: "unused", nodeTokens: tokens, controllerManagerArgs: controllerManagerArgs})
 	w.eks.AddCluster(awstest.Cluster{Name: clusterName, VPCID: worldVPC})
-	var err error
-	w.transport, err = rest.TransportFor(&rest.Config{Host: w.c.server, TLSClientConfig: rest.TLSClientConfig{CAData: w.c.ca.certPEM}})
-	if err != nil {
-		t.Fatal(err)
+	for range nodeTransports {
+		tr, err := rest.TransportFor(&rest.Config{Host: w.c.server, TLSClientConfig: rest.TLSClientConfig{CAData: w.c.ca.certPEM}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.transports = append(w.transports, tr)
 	}
 	start := time.Now()
 	if err := w.register(t.Context(), nodes); err != nil {
@@ -161,7 +169,10 @@ func (w *approverWorld) createNode(ctx context.Context, n worldNode) error {
 // client returns a client authenticated as node n, without a client-side
 // rate limit (each node makes one request).
 func (w *approverWorld) client(n worldNode) (kubernetes.Interface, error) {
-	return kubernetes.NewForConfig(&rest.Config{Host: w.c.server, BearerToken: n.token, Transport: w.transport, QPS: -1})
+	h := fnv.New32a()
+	h.Write([]byte(n.token))
+	tr := w.transports[int(h.Sum32()%uint32(len(w.transports)))]
+	return kubernetes.NewForConfig(&rest.Config{Host: w.c.server, BearerToken: n.token, Transport: tr, QPS: -1, Timeout: time.Minute})
 }
 
 // awsEnv points the approver's AWS SDK at the stubs, in the region.

@@ -47,7 +47,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr manager.Manager, 
 	err = builder.ControllerManagedBy(mgr).
 		Named(ControllerName).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(workers, 1)}).
-		For(&certificatesv1.CertificateSigningRequest{}, builder.WithPredicates(predicate.NewPredicateFuncs(isKubeletServing))).
+		For(&certificatesv1.CertificateSigningRequest{}, builder.WithPredicates(undecidedServing())).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.PendingCSRsForNode), builder.WithPredicates(nodeCreatedOrReaddressed())).
 		WatchesRawSource(source.Channel(r.wake, &handler.EnqueueRequestForObject{})).
 		Complete(r)
@@ -86,9 +86,15 @@ func (r *Reconciler) PendingCSRsForNode(ctx context.Context, obj client.Object) 
 	return reqs
 }
 
-func isKubeletServing(obj client.Object) bool {
-	csr, ok := obj.(*certificatesv1.CertificateSigningRequest)
-	return ok && csr.Spec.SignerName == certificatesv1.KubeletServingSignerName
+// undecidedServing passes kubelet serving CSRs that are not decided yet:
+// the approval and the signer's certificate each change a CSR once more,
+// and a join burst would otherwise decide every CSR three times (twice to
+// find it decided).
+func undecidedServing() predicate.Funcs {
+	return predicate.NewPredicateFuncs(func(obj client.Object) bool {
+		csr, ok := obj.(*certificatesv1.CertificateSigningRequest)
+		return ok && policy.Pending(csr)
+	})
 }
 
 func nodeCreatedOrReaddressed() predicate.Funcs {

@@ -169,6 +169,9 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts ControllerOptions, g
 		GroupRefresh: opts.GroupRefresh,
 		Poll:         opts.Poll,
 		Workers:      opts.Workers,
+		// Half the client's burst: a step's patches go out without waiting
+		// on the client, and leave room for its evictions and status.
+		NodePatches: max(opts.KubeAPIBurst/2, 1),
 	}
 	if err := r.SetupWithManager(ctx, mgr, opts.Concurrency); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"hash/fnv"
 	"sync"
 	"time"
 
@@ -16,8 +17,9 @@ type GroupOpener interface {
 
 // groupCache keeps the last description of each rollout's group for a
 // short while, so that a burst of Pod and Node events does not turn into a
-// burst of Auto Scaling calls. Anything that may have changed the group
-// (an action, a Node appearing or leaving) drops it.
+// burst of Auto Scaling calls. An action on the group drops it; a change of
+// the cluster's set of Nodes (an instance entered service or left) makes
+// it stale: each entry remembers the set it was described with.
 type groupCache struct {
 	mu      sync.Mutex
 	entries map[string]cachedGroup
@@ -26,6 +28,22 @@ type groupCache struct {
 type cachedGroup struct {
 	state nodegroup.State
 	at    time.Time
+	nodes nodeSet
+}
+
+// nodeSet fingerprints the cluster's Nodes by instance: their number and
+// the sum of a hash of each Node's instance ID. Nodes joining or leaving
+// change it; their status heartbeats do not.
+type nodeSet struct {
+	count int
+	sum   uint64
+}
+
+func (s *nodeSet) add(instanceID string) {
+	h := fnv.New64a()
+	h.Write([]byte(instanceID))
+	s.count++
+	s.sum += h.Sum64()
 }
 
 func (r *Reconciler) groups() *groupCache {
@@ -42,14 +60,16 @@ func (r *Reconciler) refresh() time.Duration {
 	return DefaultGroupRefresh
 }
 
-// describe returns the group's state, from the cache when fresh.
-func (r *Reconciler) describe(ctx context.Context, rollout string, g nodegroup.Group) (nodegroup.State, error) {
+// describe returns the group's state, from the cache while it is fresh:
+// younger than the refresh interval and described with the same set of
+// Nodes.
+func (r *Reconciler) describe(ctx context.Context, rollout string, g nodegroup.Group, nodes nodeSet) (nodegroup.State, error) {
 	c := r.groups()
 	now := r.now()
 	c.mu.Lock()
 	e, ok := c.entries[rollout]
 	c.mu.Unlock()
-	if ok && now.Sub(e.at) < r.refresh() {
+	if ok && now.Sub(e.at) < r.refresh() && e.nodes == nodes {
 		return e.state, nil
 	}
 	st, err := g.Describe(ctx)
@@ -57,7 +77,7 @@ func (r *Reconciler) describe(ctx context.Context, rollout string, g nodegroup.G
 		return nodegroup.State{}, err
 	}
 	c.mu.Lock()
-	c.entries[rollout] = cachedGroup{state: st, at: now}
+	c.entries[rollout] = cachedGroup{state: st, at: now, nodes: nodes}
 	c.mu.Unlock()
 	return st, nil
 }
@@ -67,11 +87,4 @@ func (c *groupCache) forget(rollout string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.entries, rollout)
-}
-
-// forgetAll drops every cached group.
-func (c *groupCache) forgetAll() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	clear(c.entries)
 }

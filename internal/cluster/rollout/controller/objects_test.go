@@ -127,15 +127,21 @@ func reportsAnUndecodableRollout(t *testing.T) map[call]int {
 	return h.calls
 }
 
-// reconcileOnce runs one planning step and lets the group's hooks settle.
+// reconcileOnce runs one planning step and lets the group's hooks settle;
+// the clock moves as in run.
 func (h *harness) reconcileOnce() {
 	h.t.Helper()
+	writes := h.writes()
 	res, err := h.rec.Reconcile(h.t.Context(), reconcile.Request{NamespacedName: types.NamespacedName{Name: "r1"}})
 	if err != nil {
 		h.t.Logf("reconcile: %v", err)
 	}
 	h.asg.WaitHooks()
-	h.clock.SetTime(h.clock.Now().Add(max(res.RequeueAfter, 100*time.Millisecond)))
+	next := max(res.RequeueAfter, 100*time.Millisecond)
+	if h.writes() > writes {
+		next = 100 * time.Millisecond
+	}
+	h.clock.SetTime(h.clock.Now().Add(next))
 }
 
 // nodeNames lists the cluster's Nodes.

@@ -40,8 +40,13 @@ const (
 	DefaultPoll = 10 * time.Second
 	// DefaultWorkers is the default of Reconciler.Workers.
 	DefaultWorkers = 16
+	// DefaultNodePatches is the default of Reconciler.NodePatches.
+	DefaultNodePatches = 50
 	// conflictRetry is the pause after a write conflict.
 	conflictRetry = 100 * time.Millisecond
+	// deferredPatchRetry is the pause before the next planning step when
+	// the last one left node patches for it.
+	deferredPatchRetry = time.Millisecond
 )
 
 // Reconciler plans and carries out NodeGroupRollouts.
@@ -61,6 +66,13 @@ type Reconciler struct {
 	// Workers bounds the requests one planning step's actions make at the
 	// same time; 0 means DefaultWorkers.
 	Workers int
+	// NodePatches bounds the Node patches (taints, cordons, releases) one
+	// planning step makes; the planner asks for the rest again in the next
+	// step, right after. The batch's own cordons come first. 0 means
+	// DefaultNodePatches. Set it to what the client's rate limit lets
+	// through at once (about half its burst), so that a large group's
+	// patches are spread over steps instead of holding one up.
+	NodePatches int
 
 	cache *groupCache
 }
@@ -138,9 +150,10 @@ func (r *Reconciler) step(ctx context.Context, ro *rolloutv1.NodeGroupRollout) (
 	r.Metrics.transitions(prev, &ro.Status)
 	r.record(ro, d.Events)
 	t2 := time.Now()
-	actErr := r.act(ctx, ro, group, d.Actions)
-	log.V(1).Info("planning step", "phase", ro.Status.Phase, "nodes", len(snap.Nodes), "pods", len(snap.Pods), "actions", len(d.Actions),
-		"plan", t1.Sub(t0), "status", t2.Sub(t1), "act", time.Since(t2))
+	actions, deferred := r.patchBudget(d.Actions)
+	actErr := r.act(ctx, ro, group, actions)
+	log.V(1).Info("planning step", "phase", ro.Status.Phase, "nodes", len(snap.Nodes), "pods", len(snap.Pods), "actions", len(actions),
+		"deferredPatches", deferred, "plan", t1.Sub(t0), "status", t2.Sub(t1), "act", time.Since(t2))
 	r.Metrics.observe(ro)
 	if actErr != nil {
 		r.Recorder.Event(ro, corev1.EventTypeWarning, "ActionFailed", actErr.Error())
@@ -149,7 +162,30 @@ func (r *Reconciler) step(ctx context.Context, ro *rolloutv1.NodeGroupRollout) (
 	if _, err := r.settleFinalizer(ctx, ro); err != nil {
 		return reconcile.Result{}, err
 	}
-	return r.requeue(ro, d), nil
+	return r.requeue(ro, d, deferred > 0), nil
+}
+
+// patchBudget keeps the first NodePatches node patches of actions, in the
+// planner's order, and every other action; it returns how many patches it
+// left for the next step.
+func (r *Reconciler) patchBudget(actions []plan.Action) ([]plan.Action, int) {
+	budget := r.NodePatches
+	if budget <= 0 {
+		budget = DefaultNodePatches
+	}
+	kept, deferred := make([]plan.Action, 0, len(actions)), 0
+	for _, a := range actions {
+		switch a.(type) {
+		case plan.MarkOld, plan.Cordon, plan.Release:
+			if budget == 0 {
+				deferred++
+				continue
+			}
+			budget--
+		}
+		kept = append(kept, a)
+	}
+	return kept, deferred
 }
 
 // act carries out actions and records what they reported in the status.
@@ -167,10 +203,12 @@ func (r *Reconciler) act(ctx context.Context, ro *rolloutv1.NodeGroupRollout, gr
 	return actErr
 }
 
-// requeue says when to plan again: at the planner's deadline, soon after
-// actions (their effects on the group show in no watch), and at least
-// every poll interval while the rollout is active.
-func (r *Reconciler) requeue(ro *rolloutv1.NodeGroupRollout, d plan.Decision) reconcile.Result {
+// requeue says when to plan again: at the planner's deadline, right away
+// when node patches were left for the next step (patchBudget), and at
+// least every poll interval while the rollout is active. Everything else
+// comes as a watch event: the status written, Nodes joining, leaving or
+// changing, pods leaving.
+func (r *Reconciler) requeue(ro *rolloutv1.NodeGroupRollout, d plan.Decision, deferred bool) reconcile.Result {
 	switch ro.Status.Phase {
 	case rolloutv1.PhaseSucceeded, rolloutv1.PhaseAborted, rolloutv1.PhaseFailed, rolloutv1.PhasePaused:
 		return reconcile.Result{}
@@ -179,8 +217,8 @@ func (r *Reconciler) requeue(ro *rolloutv1.NodeGroupRollout, d plan.Decision) re
 	if d.RequeueAfter > 0 {
 		after = min(after, d.RequeueAfter)
 	}
-	if len(d.Actions) > 0 {
-		after = min(after, r.refresh()/5)
+	if deferred {
+		after = min(after, deferredPatchRetry)
 	}
 	return reconcile.Result{RequeueAfter: after}
 }

@@ -234,10 +234,12 @@ func (h *harness) rollout() *rolloutv1.NodeGroupRollout {
 }
 
 // run reconciles until the rollout is terminal or failed, moving the
-// clock to each requested requeue.
+// clock to each requested requeue, or by 100 ms after a step that wrote
+// something (the watch event of the write wakes the controller).
 func (h *harness) run(steps int) *rolloutv1.NodeGroupRollout {
 	h.t.Helper()
 	for i := 0; i < steps; i++ {
+		writes := h.writes()
 		res, err := h.rec.Reconcile(h.t.Context(), reconcile.Request{NamespacedName: types.NamespacedName{Name: "r1"}})
 		if err != nil {
 			h.t.Logf("reconcile %d: %v", i, err)
@@ -247,11 +249,28 @@ func (h *harness) run(steps int) *rolloutv1.NodeGroupRollout {
 		if ro.Status.Phase.Terminal() || ro.Status.Phase == rolloutv1.PhaseFailed {
 			return ro
 		}
-		h.clock.SetTime(h.clock.Now().Add(max(res.RequeueAfter, 100*time.Millisecond)))
+		next := max(res.RequeueAfter, 100*time.Millisecond)
+		if h.writes() > writes {
+			next = 100 * time.Millisecond
+		}
+		h.clock.SetTime(h.clock.Now().Add(next))
 	}
 	ro := h.rollout()
 	h.t.Fatalf("rollout not done after %d reconciles: %s %s", steps, ro.Status.Phase, ro.Status.Message)
 	return ro
+}
+
+// writes counts the controller's writes so far.
+func (h *harness) writes() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for c, k := range h.calls {
+		if c.verb != "get" && c.verb != "list" {
+			n += k
+		}
+	}
+	return n
 }
 
 func (h *harness) eventsWith(reason string) []string {

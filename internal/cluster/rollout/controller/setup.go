@@ -26,8 +26,9 @@ import (
 // SetupWithManager registers the reconciler with mgr. Besides the rollouts
 // it watches Nodes and bound Pods, so that a drain or a new node moves the
 // rollout on at once: every such event wakes each active rollout (there
-// are few), and a Node appearing or leaving also drops the cached group
-// descriptions (an instance entered service or left).
+// are few). A Node appearing or leaving also makes the cached group
+// descriptions stale (an instance entered service or left): the snapshot
+// sees the set of Nodes change (groupCache).
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr manager.Manager, concurrency int) error {
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &corev1.Pod{}, NodeNameIndex, IndexNodeName); err != nil {
 		return fmt.Errorf("index pods by node: %w", err)
@@ -36,7 +37,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr manager.Manager, 
 		Named(ControllerName).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(concurrency, 1)}).
 		For(newUnstructuredRollout()).
-		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.activeRollouts), builder.WithPredicates(r.nodeEvents())).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.activeRollouts), builder.WithPredicates(nodeEvents())).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.activeRollouts), builder.WithPredicates(boundPods())).
 		Complete(r)
 	if err != nil {
@@ -65,13 +66,13 @@ func (r *Reconciler) activeRollouts(ctx context.Context, _ client.Object) []reco
 	return reqs
 }
 
-// nodeEvents passes Node creations and deletions (after dropping the
-// cached group descriptions) and the updates the planner cares about:
-// readiness, schedulability, taints and labels (not heartbeats).
-func (r *Reconciler) nodeEvents() predicate.Funcs {
+// nodeEvents passes Node creations and deletions and the updates the
+// planner cares about: readiness, schedulability, taints and labels (not
+// heartbeats). It only filters.
+func nodeEvents() predicate.Funcs {
 	return predicate.Funcs{
-		CreateFunc: func(event.CreateEvent) bool { r.groups().forgetAll(); return true },
-		DeleteFunc: func(event.DeleteEvent) bool { r.groups().forgetAll(); return true },
+		CreateFunc: func(event.CreateEvent) bool { return true },
+		DeleteFunc: func(event.DeleteEvent) bool { return true },
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			o, ok1 := e.ObjectOld.(*corev1.Node)
 			n, ok2 := e.ObjectNew.(*corev1.Node)

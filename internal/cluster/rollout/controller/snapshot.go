@@ -28,7 +28,16 @@ func IndexNodeName(obj client.Object) []string {
 // snapshot reads what the planner needs: the group, the Nodes of its
 // instances, their pods and the budgets of those pods' namespaces.
 func (r *Reconciler) snapshot(ctx context.Context, ro *rolloutv1.NodeGroupRollout, g nodegroup.Group) (plan.Snapshot, error) {
-	state, err := r.describe(ctx, ro.Name, g)
+	// The planner only reads: the cache's objects are not copied.
+	var nodes corev1.NodeList
+	if err := r.Client.List(ctx, &nodes, client.UnsafeDisableDeepCopy); err != nil {
+		return plan.Snapshot{}, fmt.Errorf("list nodes: %w", err)
+	}
+	var set nodeSet
+	for i := range nodes.Items {
+		set.add(plan.NodeInstanceID(&nodes.Items[i]))
+	}
+	state, err := r.describe(ctx, ro.Name, g, set)
 	if err != nil {
 		return plan.Snapshot{}, fmt.Errorf("describe node group %s: %w", ro.Spec.NodeGroup.AutoScalingGroupName, err)
 	}
@@ -36,11 +45,6 @@ func (r *Reconciler) snapshot(ctx context.Context, ro *rolloutv1.NodeGroupRollou
 	inGroup := map[string]bool{}
 	for _, in := range state.Instances {
 		inGroup[in.ID] = true
-	}
-	// The planner only reads: the cache's objects are not copied.
-	var nodes corev1.NodeList
-	if err := r.Client.List(ctx, &nodes, client.UnsafeDisableDeepCopy); err != nil {
-		return plan.Snapshot{}, fmt.Errorf("list nodes: %w", err)
 	}
 	namespaces := map[string]bool{}
 	for i := range nodes.Items {

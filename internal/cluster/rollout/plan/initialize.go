@@ -8,24 +8,15 @@ import (
 	"github.com/nodeboot/nodeboot/internal/cluster/rollout/nodegroup"
 )
 
-// initialize records the group, settles the target version, points the
-// group at it and taints the outdated nodes.
+// initialize records the group, settles the target version and points
+// the group at it. With the Default strategy the rollout then scales up at
+// once, tainting the outdated nodes meanwhile (scaleUp); with Minimal the
+// taints come first: the first batch follows right away.
 func (w *world) initialize(d *Decision) {
 	st := &d.Status
 	lt := w.Group.LaunchTemplate
-	if st.Original == nil {
-		st.Original = &rolloutv1.GroupSettings{
-			MinSize: w.Group.MinSize, MaxSize: w.Group.MaxSize, DesiredCapacity: w.Group.Desired,
-			LaunchTemplate: rolloutv1.LaunchTemplateVersion{ID: lt.ID, Name: lt.Name, Version: lt.Version},
-		}
-	}
-	if st.MaxUnavailable == 0 {
-		n, err := ResolveMaxUnavailable(w.set.MaxUnavailable, st.Original.DesiredCapacity)
-		if err != nil {
-			w.fail(d, rolloutv1.InvalidSpec, err.Error())
-			return
-		}
-		st.MaxUnavailable = n
+	if !w.recordOriginal(d) {
+		return
 	}
 	if st.Target == nil {
 		w.settleTarget(d)
@@ -42,24 +33,54 @@ func (w *world) initialize(d *Decision) {
 	if lt.Version != st.Target.Version {
 		d.Actions = append(d.Actions, SetLaunchTemplate{Template: nodegroup.LaunchTemplate{ID: lt.ID, Version: st.Target.Version}})
 	}
-	for _, n := range w.outdatedNodes(outdated) {
-		if !hasTaint(n.Node, w.name) {
-			d.Actions = append(d.Actions, MarkOld{Node: n.Name})
-		}
-	}
-	if len(d.Actions) > 0 {
-		st.Message = fmt.Sprintf("pointing the group at launch template %s version %s and tainting %d outdated nodes %s:PreferNoSchedule",
-			lt.ID, st.Target.Version, len(outdated), TaintKey)
-		return
-	}
 	next := rolloutv1.PhaseScalingUp
 	if w.set.Strategy == rolloutv1.StrategyMinimal || len(outdated) == 0 {
 		next = rolloutv1.PhaseUpgrading
+		if w.markOutdated(d, outdated) > 0 {
+			st.Message = fmt.Sprintf("pointing the group at launch template %s version %s and tainting %d outdated nodes %s:PreferNoSchedule",
+				lt.ID, st.Target.Version, len(outdated), TaintKey)
+			return
+		}
 	}
 	st.Phase = next
 	w.event(d, false, "Initialized", fmt.Sprintf("target launch template %s version %s; %d of %d instances outdated; %d nodes at a time",
 		lt.ID, st.Target.Version, len(outdated), len(w.Group.Instances), st.MaxUnavailable))
 	w.step(d)
+}
+
+// recordOriginal records the group's settings and resolves maxUnavailable
+// once; it reports false when the rollout failed.
+func (w *world) recordOriginal(d *Decision) bool {
+	st := &d.Status
+	lt := w.Group.LaunchTemplate
+	if st.Original == nil {
+		st.Original = &rolloutv1.GroupSettings{
+			MinSize: w.Group.MinSize, MaxSize: w.Group.MaxSize, DesiredCapacity: w.Group.Desired,
+			LaunchTemplate: rolloutv1.LaunchTemplateVersion{ID: lt.ID, Name: lt.Name, Version: lt.Version},
+		}
+	}
+	if st.MaxUnavailable == 0 {
+		n, err := ResolveMaxUnavailable(w.set.MaxUnavailable, st.Original.DesiredCapacity)
+		if err != nil {
+			w.fail(d, rolloutv1.InvalidSpec, err.Error())
+			return false
+		}
+		st.MaxUnavailable = n
+	}
+	return true
+}
+
+// markOutdated taints the outdated nodes not tainted yet and returns how
+// many it asked for.
+func (w *world) markOutdated(d *Decision, outdated []nodegroup.Instance) int {
+	n := 0
+	for _, o := range w.outdatedNodes(outdated) {
+		if !hasTaint(o.Node, w.name) {
+			d.Actions = append(d.Actions, MarkOld{Node: o.Name})
+			n++
+		}
+	}
+	return n
 }
 
 // settleTarget fixes the target version: a number is taken as is, a

@@ -168,32 +168,46 @@ func TestInitialize(t *testing.T) {
 }
 
 func TestInitializeMovesOnOnlyWhenObserved(t *testing.T) {
-	for _, strategy := range []rolloutv1.Strategy{rolloutv1.StrategyDefault, rolloutv1.StrategyMinimal} {
-		t.Run(string(strategy), func(t *testing.T) {
-			s := newSim(t, newFixture(6, threeZones(), func(sp *rolloutv1.NodeGroupRolloutSpec) { sp.Strategy = strategy }))
-			s.apply(s.plan())
-			if s.ro.Status.Phase != rolloutv1.PhaseInitializing {
-				t.Fatalf("phase %s before the taints are observed", s.ro.Status.Phase)
+	t.Run("Default: scales up at once, tainting meanwhile", func(t *testing.T) {
+		s := newSim(t, newFixture(6, threeZones(), nil))
+		d := s.plan()
+		mustPhase(t, d, rolloutv1.PhaseScalingUp)
+		if got := actionsOf[SetSizes](d); len(got) != 1 || got[0].Desired != 6+6 || got[0].MaxSize != 12 {
+			t.Errorf("SetSizes = %v, want desired and max 12 (surge 2 × 3 zones)", got)
+		}
+		if got := actionsOf[MarkOld](d); len(got) != 6 {
+			t.Errorf("%d taints with the surge, want the 6 outdated nodes", len(got))
+		}
+		// The capacity comes, but no cordon before every taint shows.
+		s.apply(d)
+		for i := range s.nodes {
+			if s.nodes[i].Labels[LabelSourceLaunchTemplateVersion] == "1" {
+				s.nodes[i].Spec.Taints = nil
 			}
-			for _, n := range s.nodes {
-				if !hasTaint(&n, "r1") {
-					t.Errorf("node %s lacks the PreferNoSchedule taint", n.Name)
-				}
+		}
+		d = s.plan()
+		mustPhase(t, d, rolloutv1.PhaseScalingUp)
+		if len(actionsOf[Cordon](d)) != 0 || len(actionsOf[MarkOld](d)) != 6 {
+			t.Errorf("actions %v before the taints showed, want the taints again and no cordon", d.Actions)
+		}
+	})
+	t.Run("Minimal: taints first", func(t *testing.T) {
+		s := newSim(t, newFixture(6, threeZones(), func(sp *rolloutv1.NodeGroupRolloutSpec) { sp.Strategy = rolloutv1.StrategyMinimal }))
+		s.apply(s.plan())
+		if s.ro.Status.Phase != rolloutv1.PhaseInitializing {
+			t.Fatalf("phase %s before the taints are observed", s.ro.Status.Phase)
+		}
+		for _, n := range s.nodes {
+			if !hasTaint(&n, "r1") {
+				t.Errorf("node %s lacks the PreferNoSchedule taint", n.Name)
 			}
-			d := s.plan()
-			if strategy == rolloutv1.StrategyDefault {
-				mustPhase(t, d, rolloutv1.PhaseScalingUp)
-				if got := actionsOf[SetSizes](d); len(got) != 1 || got[0].Desired != 6+6 || got[0].MaxSize != 12 {
-					t.Errorf("SetSizes = %v, want desired and max 12 (surge 2 × 3 zones)", got)
-				}
-				return
-			}
-			mustPhase(t, d, rolloutv1.PhaseUpgrading)
-			if len(actionsOf[SetSizes](d)) != 0 || d.Status.Surge != 0 {
-				t.Errorf("minimal strategy surged: %v", d.Actions)
-			}
-		})
-	}
+		}
+		d := s.plan()
+		mustPhase(t, d, rolloutv1.PhaseUpgrading)
+		if len(actionsOf[SetSizes](d)) != 0 || d.Status.Surge != 0 {
+			t.Errorf("minimal strategy surged: %v", d.Actions)
+		}
+	})
 }
 
 // scaledUp returns a sim just after ScalingUp raised the sizes.
@@ -253,17 +267,16 @@ func TestCapacityGate(t *testing.T) {
 			}
 		})
 	}
-	t.Run("gate met: outdated nodes cordoned, then the first batch", func(t *testing.T) {
+	t.Run("gate met: the first batch, and every outdated node cordoned", func(t *testing.T) {
 		s := scaledUp(t, nil)
 		d := s.plan()
-		if got := actionsOf[Cordon](d); len(got) != 6 {
-			t.Fatalf("%d cordons, want the 6 outdated nodes", len(got))
-		}
-		s.apply(d)
-		d = s.plan()
 		mustPhase(t, d, rolloutv1.PhaseUpgrading)
 		if d.Status.Batch != 1 || len(d.Status.Nodes) != 1 || !hasEvent(d, "ScaledUp") {
 			t.Errorf("batch %d nodes %v", d.Status.Batch, d.Status.Nodes)
+		}
+		cordons := actionsOf[Cordon](d)
+		if len(cordons) != 6 || cordons[0].Node != d.Status.Nodes[0].Name {
+			t.Fatalf("cordons %v, want the batch's node first, then the 5 other outdated nodes", cordons)
 		}
 	})
 	t.Run("no EKS labels required", func(t *testing.T) {
@@ -273,18 +286,20 @@ func TestCapacityGate(t *testing.T) {
 		for i := range s.nodes {
 			s.nodes[i].Labels = map[string]string{"team": "blue"}
 		}
-		if d := s.plan(); len(actionsOf[Cordon](d)) != 6 {
-			t.Errorf("gate not met without EKS labels: %s", d.Status.Message)
-		}
 		s.nodes[len(s.nodes)-1].Labels = nil
 		if d := s.plan(); !strings.Contains(d.Status.Message, "lacks team=blue") {
 			t.Errorf("message %q, want the missing custom label", d.Status.Message)
+		}
+		s.nodes[len(s.nodes)-1].Labels = map[string]string{"team": "blue"}
+		if d := s.plan(); len(actionsOf[Cordon](d)) != 6 {
+			t.Errorf("gate not met without EKS labels: %s", d.Status.Message)
 		}
 	})
 }
 
 // draining returns a sim whose first batch (one node, Name order) is
-// draining, with the node's pods made by setup.
+// draining, with the node's pods made by setup: the last decision applied
+// sent its first evictions, or found what blocks it.
 func draining(t *testing.T, spec func(*rolloutv1.NodeGroupRolloutSpec), setup func(f *fixture, node string)) (*sim, string) {
 	s := newSim(t, newFixture(3, threeZones(), func(sp *rolloutv1.NodeGroupRolloutSpec) {
 		sp.NodeOrder = rolloutv1.OrderName
@@ -293,7 +308,14 @@ func draining(t *testing.T, spec func(*rolloutv1.NodeGroupRolloutSpec), setup fu
 		}
 	}))
 	setup(s.fixture, "node-001")
-	s.runUntil(20, func() bool { return s.ro.Status.Batch == 1 })
+	// The batch's node is cordoned with the pick, then drained.
+	s.runUntil(20, func() bool {
+		if s.ro.Status.Batch != 1 {
+			return false
+		}
+		p := s.ro.Status.Nodes[0]
+		return len(actionsOf[Evict](s.last)) > 0 || len(p.Blockers) > 0 || p.Step != rolloutv1.StepDraining
+	})
 	return s, "node-001"
 }
 

@@ -29,8 +29,9 @@ func zonesOf(instances []nodegroup.Instance) []string {
 	return out
 }
 
-// scaleUp adds the surge, waits for the new capacity, then cordons the
-// outdated nodes.
+// scaleUp adds the surge and waits for the new capacity while it taints
+// the outdated nodes; then the upgrade starts, its first batch and the
+// cordons of the other outdated nodes together (cordonOutdated).
 func (w *world) scaleUp(d *Decision) {
 	st := &d.Status
 	outdated := w.outdated(st)
@@ -40,27 +41,44 @@ func (w *world) scaleUp(d *Decision) {
 	}
 	desired := st.Original.DesiredCapacity + st.Surge
 	maxSize := max(st.Original.MaxSize, desired)
+	tainting := w.markOutdated(d, outdated)
 	if w.Group.Desired < desired || w.Group.MaxSize < maxSize {
 		d.Actions = append(d.Actions, SetSizes{MinSize: w.Group.MinSize, MaxSize: max(maxSize, w.Group.MaxSize), Desired: max(desired, w.Group.Desired)})
 		if st.WaitingSince == nil {
 			st.WaitingSince = &w.now
 		}
-		st.Message = fmt.Sprintf("raising desired capacity from %d to %d (surge %d)", w.Group.Desired, desired, st.Surge)
+		st.Message = fmt.Sprintf("raising desired capacity from %d to %d (surge %d); tainting %d outdated nodes", w.Group.Desired, desired, st.Surge, tainting)
 		return
 	}
-	if !w.waitForCapacity(d, zones, fmt.Sprintf("%d new nodes", st.Surge)) {
-		return
-	}
-	for _, n := range w.outdatedNodes(outdated) {
-		if !cordoned(n.Node) {
-			d.Actions = append(d.Actions, Cordon{Node: n.Name})
+	if !w.waitForCapacity(d, zones, fmt.Sprintf("%d new nodes", st.Surge)) || tainting > 0 {
+		if tainting > 0 {
+			st.Message += fmt.Sprintf("; tainting %d outdated nodes", tainting)
 		}
-	}
-	if len(d.Actions) > 0 {
-		st.Message = fmt.Sprintf("new capacity ready; cordoning %d outdated nodes", len(d.Actions))
 		return
 	}
 	st.Phase = rolloutv1.PhaseUpgrading
-	w.event(d, false, "ScaledUp", fmt.Sprintf("%d new nodes Ready in zones %v; outdated nodes cordoned", st.Surge, zones))
+	w.event(d, false, "ScaledUp", fmt.Sprintf("%d new nodes Ready in zones %v; cordoning the outdated nodes", st.Surge, zones))
 	w.step(d)
+}
+
+// cordonOutdated cordons the outdated nodes not cordoned yet (after the
+// current batch's, which its drain cordons first), as managed node groups
+// do once the new capacity is up. The Default strategy does it from its
+// first batch on; the patches of a large group thus overlap that batch's
+// drain instead of delaying it.
+func (w *world) cordonOutdated(d *Decision) {
+	if w.set.Strategy == rolloutv1.StrategyMinimal {
+		return
+	}
+	asked := map[string]bool{}
+	for _, a := range d.Actions {
+		if c, ok := a.(Cordon); ok {
+			asked[c.Node] = true
+		}
+	}
+	for _, n := range w.outdatedNodes(w.outdated(&d.Status)) {
+		if !cordoned(n.Node) && !asked[n.Name] {
+			d.Actions = append(d.Actions, Cordon{Node: n.Name})
+		}
+	}
 }

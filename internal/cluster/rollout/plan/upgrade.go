@@ -16,9 +16,15 @@ func inFlight(step rolloutv1.NodeStep) bool {
 	return step == rolloutv1.StepDraining || step == rolloutv1.StepWaitingAfterDrain || step == rolloutv1.StepTerminating
 }
 
-// upgrade moves the current batch on and, when it is done, picks the next.
+// upgrade moves the current batch on and, when it is done, picks the next;
+// meanwhile it cordons the outdated nodes that are not yet.
 func (w *world) upgrade(d *Decision) {
 	st := &d.Status
+	defer func() {
+		if st.Phase == rolloutv1.PhaseUpgrading {
+			w.cordonOutdated(d)
+		}
+	}()
 	t := w.newTerminations(st)
 	busy := 0
 	for i := range st.Nodes {
@@ -175,9 +181,9 @@ func (w *world) drain(d *Decision, p *rolloutv1.NodeProgress) {
 		}
 		requeue(d, w.until(deadline))
 	}
-	if w.set.EvictionRetryInterval > 0 {
-		requeue(d, w.set.EvictionRetryInterval)
-	}
+	// Refused evictions go again after the interval; with none, as soon as
+	// the answers are recorded (no event may follow a refusal).
+	requeue(d, max(w.set.EvictionRetryInterval, time.Millisecond))
 }
 
 // drained records that a node is empty and moves on to the wait.

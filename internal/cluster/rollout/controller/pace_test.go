@@ -1,0 +1,97 @@
+package controller
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/nodeboot/nodeboot/internal/cluster/rollout/nodegroup"
+	"github.com/nodeboot/nodeboot/internal/cluster/rollout/plan"
+)
+
+func TestPatchBudgetKeepsThePlannersOrder(t *testing.T) {
+	actions := []plan.Action{
+		plan.SetSizes{Desired: 3},
+		plan.Cordon{Node: "batch-1"}, plan.Cordon{Node: "batch-2"},
+		plan.Evict{Node: "batch-1"},
+		plan.Cordon{Node: "other-1"}, plan.MarkOld{Node: "other-2"}, plan.Release{Node: "other-3"},
+		plan.Terminate{InstanceID: "i-1"},
+	}
+	tests := []struct {
+		name         string
+		budget       int
+		wantKept     []string
+		wantDeferred int
+	}{
+		{name: "room for all", budget: 10, wantKept: []string{"set group sizes min 0 max 0 desired 3", "cordon node batch-1", "cordon node batch-2",
+			"evict 0 pods from node batch-1: ", "cordon node other-1", "taint node other-2 nodeboot.io/rollout:PreferNoSchedule", "release node other-3",
+			"terminate instance i-1 (decrement false)"}},
+		{name: "the batch's cordons first", budget: 2, wantDeferred: 3, wantKept: []string{"set group sizes min 0 max 0 desired 3",
+			"cordon node batch-1", "cordon node batch-2", "evict 0 pods from node batch-1: ", "terminate instance i-1 (decrement false)"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Reconciler{NodePatches: tc.budget}
+			kept, deferred := r.patchBudget(actions)
+			var got []string
+			for _, a := range kept {
+				got = append(got, a.String())
+			}
+			if !slices.Equal(got, tc.wantKept) || deferred != tc.wantDeferred {
+				t.Errorf("patchBudget() = %q, %d deferred; want %q, %d", got, deferred, tc.wantKept, tc.wantDeferred)
+			}
+		})
+	}
+}
+
+// countingGroup counts Describe calls.
+type countingGroup struct {
+	nodegroup.Group
+	describes int
+}
+
+func (g *countingGroup) Describe(context.Context) (nodegroup.State, error) {
+	g.describes++
+	return nodegroup.State{Name: "g"}, nil
+}
+
+// TestGroupDescriptionFollowsTheNodeSet: a description is reused while the
+// cluster's Nodes are the same ones and it is young; a Node joining or
+// leaving, or the refresh interval, asks the group again.
+func TestGroupDescriptionFollowsTheNodeSet(t *testing.T) {
+	clock := clocktesting.NewFakePassiveClock(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
+	r := &Reconciler{Clock: clock, GroupRefresh: 5 * time.Second}
+	g := &countingGroup{}
+	var two, three nodeSet
+	for _, id := range []string{"i-1", "i-2"} {
+		two.add(id)
+		three.add(id)
+	}
+	three.add("i-3")
+	steps := []struct {
+		nodes         nodeSet
+		after         time.Duration
+		wantDescribes int
+	}{
+		{two, 0, 1},
+		{two, time.Second, 1},
+		{three, 0, 2},             // a Node joined
+		{three, time.Second, 2},   // heartbeats only
+		{two, 0, 3},               // a Node left
+		{two, 5 * time.Second, 4}, // the refresh interval
+		{nodeSet{count: 2}, 0, 5}, // other Nodes, same count
+		{nodeSet{count: 2}, 0, 5},
+	}
+	for i, s := range steps {
+		clock.SetTime(clock.Now().Add(s.after))
+		if _, err := r.describe(t.Context(), "r1", g, s.nodes); err != nil {
+			t.Fatal(err)
+		}
+		if g.describes != s.wantDescribes {
+			t.Fatalf("step %d: %d describes, want %d", i, g.describes, s.wantDescribes)
+		}
+	}
+}
