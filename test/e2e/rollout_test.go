@@ -40,13 +40,22 @@ func TestRollout(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := startRolloutWorld(t, env, port)
+	t.Run("admission", func(t *testing.T) { testAdmission(t, w) })
+	// An object stored before the CRD validated it, which the typed API
+	// cannot decode: a controller started with it present must report it
+	// and run every other rollout below.
+	w.storeUndecodable(t, "broken")
+	w.restartController(t)
+	w.waitInvalidObjectReported(t, "broken")
 	t.Run("default strategy, 30 nodes, 3 zones, 10%", func(t *testing.T) { testDefaultRollout(t, w) })
 	t.Run("more", func(t *testing.T) {
 		t.Run("aggressive budget then force", func(t *testing.T) { t.Parallel(); testAggressiveBudget(t, w) })
 		t.Run("minimal strategy", func(t *testing.T) { t.Parallel(); testMinimal(t, w) })
 		t.Run("pause and resume", func(t *testing.T) { t.Parallel(); testPauseResume(t, w) })
 		t.Run("abort", func(t *testing.T) { t.Parallel(); testAbort(t, w) })
+		t.Run("deleted mid-way", func(t *testing.T) { t.Parallel(); testDelete(t, w) })
 	})
+	w.waitInvalidObjectReported(t, "broken")
 }
 
 // startArgs are the CLI arguments of a rollout to newImage.
@@ -91,6 +100,7 @@ func testDefaultRollout(t *testing.T, w *rolloutWorld) {
 	if out, err := w.cli(t, startArgs("main", g.name, "--max-unavailable", "10%", "--drain-timeout", "10m")...); err != nil {
 		t.Fatalf("start: %v\n%s", err, out)
 	}
+	conditions := w.sampleConditions(ctx, "main")
 
 	// Kill the controller while a node is blocked on hold, restart it.
 	blocked := w.waitRollout(t, "main", "a drain blocked by main/hold", rolloutHang, func(ro *rolloutv1.NodeGroupRollout) bool {
@@ -110,6 +120,9 @@ func testDefaultRollout(t *testing.T, w *rolloutWorld) {
 	relaxBudget(t, w, "main", "hold", 1)
 
 	ro := w.waitRollout(t, "main", "Succeeded", rolloutHang, phaseIs(rolloutv1.PhaseSucceeded))
+	assertConditionsSeen(t, conditions.finish(),
+		"Ready=False/Upgrading Progressing=True/Upgrading Degraded=False/AsExpected",
+		"Ready=True/Succeeded Progressing=False/Succeeded Degraded=False/AsExpected")
 	samples, lowest, below := watcher.finish()
 	t.Logf("rollout main took %s (status times, whole seconds; includes the controller restart and its Lease takeover); budget watcher: %d samples, lowest ready %v",
 		ro.Status.CompletionTime.Sub(ro.Status.StartTime.Time), samples, lowest)
@@ -240,6 +253,9 @@ func testAggressiveBudget(t *testing.T, w *rolloutWorld) {
 		t.Fatalf("start: %v\n%s", err, out)
 	}
 	ro := w.waitRollout(t, "strict", "PodEvictionFailure", rolloutHang, phaseIs(rolloutv1.PhaseFailed))
+	if got, want := conditionSummary(ro), "Ready=False/PodEvictionFailure Progressing=False/PodEvictionFailure Degraded=True/PodEvictionFailure"; got != want {
+		t.Errorf("conditions of the failed rollout %q, want %q", got, want)
+	}
 	f := ro.Status.Failure
 	if f.Code != rolloutv1.PodEvictionFailure || !strings.Contains(f.Message, "pod strict/strict-") || !strings.Contains(f.Message, "blocked by PodDisruptionBudget strict/strict") {
 		t.Fatalf("failure %+v, want PodEvictionFailure naming the pod and strict/strict", f)
@@ -265,6 +281,9 @@ func testAggressiveBudget(t *testing.T, w *rolloutWorld) {
 		t.Fatalf("resume --force: %v\n%s", err, out)
 	}
 	ro = w.waitRollout(t, "strict", "Succeeded after force", rolloutHang, phaseIs(rolloutv1.PhaseSucceeded))
+	if got, want := conditionSummary(ro), "Ready=True/Succeeded Progressing=False/Succeeded Degraded=False/AsExpected"; got != want {
+		t.Errorf("conditions after force %q, want %q", got, want)
+	}
 	w.assertReplaced(t, g, ro, "2")
 	w.waitWorkloads(t, "strict", ws, 3*time.Minute)
 }
