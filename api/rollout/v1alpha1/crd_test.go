@@ -173,7 +173,7 @@ func compareStruct(t *testing.T, path string, typ reflect.Type, s openAPISchema)
 func TestDeepCopyIsDeep(t *testing.T) {
 	ro := &NodeGroupRollout{
 		Spec: NodeGroupRolloutSpec{MaxUnavailable: &intstr.IntOrString{Type: intstr.String, StrVal: "10%"},
-			NewNodes: NewNodeRequirements{Labels: map[string]string{"a": "b"}}},
+			NewNodes: NewNodeRequirements{Labels: map[string]LabelValue{"a": "b"}}},
 		Status: NodeGroupRolloutStatus{Nodes: []NodeProgress{{Name: "n", Blockers: []PodBlocker{{Pod: "p", PodDisruptionBudgets: []string{"x"}}}}}},
 	}
 	cp := ro.DeepCopy()

@@ -179,13 +179,18 @@ type NewNodeRequirements struct {
 	// +optional
 	EKSLabels *bool `json:"eksLabels,omitempty"`
 	// Labels must all be present with these values: at most 64, each key
-	// a qualified name and each value a label value.
+	// a label key (a qualified name).
 	// +optional
 	// +kubebuilder:validation:MaxProperties=64
 	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 317 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$') && (k.contains('/') ? size(k.split('/')[0]) <= 253 && size(k.split('/')[1]) <= 63 : size(k) <= 63))",message="keys must be label keys: an optional DNS subdomain of at most 253 characters and a slash, then at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit"
-	// +kubebuilder:validation:XValidation:rule="self.all(k, size(self[k]) <= 63 && self[k].matches('^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$'))",message="values must be label values: at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit"
-	Labels map[string]string `json:"labels,omitempty"`
+	Labels map[string]LabelValue `json:"labels,omitempty"`
 }
+
+// LabelValue is a label value: at most 63 letters, digits, '-', '_' and
+// '.', starting and ending with a letter or digit, or empty.
+// +kubebuilder:validation:MaxLength=63
+// +kubebuilder:validation:Pattern=`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`
+type LabelValue string
 
 // Strategy is how capacity is handled during the rollout.
 // +kubebuilder:validation:Enum=Default;Minimal

@@ -55,7 +55,7 @@ func GoodRollouts() []Case {
 			mu := intstr.FromString("100%")
 			s.MaxUnavailable = &mu
 			s.Timeouts = rolloutv1.Timeouts{Drain: duration("168h"), PostDrainWait: duration("0s"), NodeCreation: duration("1h30m"), EvictionRetryInterval: duration("1.5s")}
-			s.NewNodes.Labels = map[string]string{"example.com/team": "a.b_c-d", "tier": "", strings.Repeat("a", 63): strings.Repeat("b", 63)}
+			s.NewNodes.Labels = map[string]rolloutv1.LabelValue{"example.com/team": "a.b_c-d", "tier": "", strings.Repeat("a", 63): rolloutv1.LabelValue(strings.Repeat("b", 63))}
 		})},
 		{Name: "version number", Rollout: valid("version", func(s *rolloutv1.NodeGroupRolloutSpec) { s.LaunchTemplateVersion = "123456789" })},
 		{Name: "$Latest", Rollout: valid("latest", func(s *rolloutv1.NodeGroupRolloutSpec) { s.LaunchTemplateVersion = "$Latest" })},
@@ -99,14 +99,19 @@ func BadRollouts() []Case {
 			Want: []string{`spec.timeouts.drain: Invalid value: "string": must be a duration from 0 to 168h, such as 90s, 15m or 1h30m`}},
 		{Name: "a negative post-drain wait", Rollout: valid("negative", func(s *rolloutv1.NodeGroupRolloutSpec) { s.Timeouts.PostDrainWait = duration("-1s") }),
 			Want: []string{`spec.timeouts.postDrainWait: Invalid value: "string": must be a duration from 0 to 168h`}},
-		{Name: "a label key with a space", Rollout: valid("label-key", func(s *rolloutv1.NodeGroupRolloutSpec) { s.NewNodes.Labels = map[string]string{"team name": "a"} }),
+		{Name: "a label key with a space", Rollout: valid("label-key", func(s *rolloutv1.NodeGroupRolloutSpec) {
+			s.NewNodes.Labels = map[string]rolloutv1.LabelValue{"team name": "a"}
+		}),
 			Want: []string{`spec.newNodes.labels: Invalid value: "object": keys must be label keys`}},
 		{Name: "a label key with a long prefix", Rollout: valid("label-prefix", func(s *rolloutv1.NodeGroupRolloutSpec) {
-			s.NewNodes.Labels = map[string]string{strings.Repeat("a", 254) + "/x": "a"}
+			s.NewNodes.Labels = map[string]rolloutv1.LabelValue{strings.Repeat("a", 254) + "/x": "a"}
 		}), Want: []string{"keys must be label keys"}},
 		{Name: "a label value of 64 characters", Rollout: valid("label-value", func(s *rolloutv1.NodeGroupRolloutSpec) {
-			s.NewNodes.Labels = map[string]string{"team": strings.Repeat("a", 64)}
-		}), Want: []string{`spec.newNodes.labels: Invalid value: "object": values must be label values`}},
+			s.NewNodes.Labels = map[string]rolloutv1.LabelValue{"team": rolloutv1.LabelValue(strings.Repeat("a", 64))}
+		}), Want: []string{"spec.newNodes.labels.team: Too long: may not be more than 63 bytes"}},
+		{Name: "a label value with a slash", Rollout: valid("label-slash", func(s *rolloutv1.NodeGroupRolloutSpec) {
+			s.NewNodes.Labels = map[string]rolloutv1.LabelValue{"team": "a/b"}
+		}), Want: []string{`spec.newNodes.labels.team: Invalid value: "a/b": spec.newNodes.labels.team in body should match`}},
 		{Name: "a rollout name in upper case", Rollout: valid("Upper", nil),
 			Want: []string{`metadata.name: Invalid value: "Upper": a lowercase RFC 1123 subdomain`}},
 		{Name: "an unknown strategy", Rollout: valid("strategy", func(s *rolloutv1.NodeGroupRolloutSpec) { s.Strategy = "Fast" }),

@@ -73,21 +73,21 @@ func (f *specFlags) rollout(ctx context.Context, name string) (*rolloutv1.NodeGr
 
 // nodeLabels parses --node-label KEY=VALUE flags; the keys and values are
 // checked with the rest of the rollout.
-func (f *specFlags) nodeLabels() (map[string]string, []string) {
+func (f *specFlags) nodeLabels() (map[string]rolloutv1.LabelValue, []string) {
 	var problems []string
-	labels := map[string]string{}
+	labels := map[string]rolloutv1.LabelValue{}
 	for _, l := range f.labels {
 		k, v, ok := strings.Cut(l, "=")
 		if !ok {
 			problems = append(problems, fmt.Sprintf("--node-label %q is not KEY=VALUE", l))
 		}
-		labels[k] = v
+		labels[k] = rolloutv1.LabelValue(v)
 	}
 	return labels, problems
 }
 
 // spec is the NodeGroupRolloutSpec of the flags, as given.
-func (f *specFlags) spec(labels map[string]string) rolloutv1.NodeGroupRolloutSpec {
+func (f *specFlags) spec(labels map[string]rolloutv1.LabelValue) rolloutv1.NodeGroupRolloutSpec {
 	mu := intstr.Parse(f.maxUnavail)
 	spec := rolloutv1.NodeGroupRolloutSpec{
 		NodeGroup:             rolloutv1.NodeGroupReference{AutoScalingGroupName: f.group, Region: f.region, Name: f.groupLabel},

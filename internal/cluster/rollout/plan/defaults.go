@@ -53,7 +53,7 @@ func SettingsOf(spec rolloutv1.NodeGroupRolloutSpec) Settings {
 		NodeCreationTimeout:   durationOr(spec.Timeouts.NodeCreation, DefaultNodeCreationTimeout),
 		EvictionRetryInterval: durationOr(spec.Timeouts.EvictionRetryInterval, DefaultEvictionRetryInterval),
 		EKSLabels:             spec.NewNodes.EKSLabels == nil || *spec.NewNodes.EKSLabels,
-		Labels:                spec.NewNodes.Labels,
+		Labels:                labelsOf(spec.NewNodes.Labels),
 		GroupLabel:            spec.NodeGroup.Name,
 	}
 	if s.Strategy == "" {
@@ -69,6 +69,18 @@ func SettingsOf(spec rolloutv1.NodeGroupRolloutSpec) Settings {
 		s.GroupLabel = spec.NodeGroup.AutoScalingGroupName
 	}
 	return s
+}
+
+// labelsOf returns labels as plain strings.
+func labelsOf(labels map[string]rolloutv1.LabelValue) map[string]string {
+	if labels == nil {
+		return nil
+	}
+	out := make(map[string]string, len(labels))
+	for k, v := range labels {
+		out[k] = string(v)
+	}
+	return out
 }
 
 // settingsOf is SettingsOf the rollout's spec, aborting once it is being

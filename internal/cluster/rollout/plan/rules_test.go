@@ -281,7 +281,7 @@ func TestCapacityGate(t *testing.T) {
 	})
 	t.Run("no EKS labels required", func(t *testing.T) {
 		s := scaledUp(t, func(sp *rolloutv1.NodeGroupRolloutSpec) {
-			sp.NewNodes = rolloutv1.NewNodeRequirements{EKSLabels: ptr.To(false), Labels: map[string]string{"team": "blue"}}
+			sp.NewNodes = rolloutv1.NewNodeRequirements{EKSLabels: ptr.To(false), Labels: map[string]rolloutv1.LabelValue{"team": "blue"}}
 		})
 		for i := range s.nodes {
 			s.nodes[i].Labels = map[string]string{"team": "blue"}
