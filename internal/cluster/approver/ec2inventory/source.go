@@ -42,11 +42,15 @@ const (
 	DefaultTimeout = 10 * time.Second
 	// DefaultMaxEntries bounds the cache; one entry per node.
 	DefaultMaxEntries = 10000
-	// DefaultWindow is how long the first lookup of a batch waits for
-	// others to join it. A join burst brings hundreds of CSRs a second:
-	// 150 ms gathers a full batch of 150 at 1,000 a second, and costs a
-	// lone node's CSR 150 ms.
+	// DefaultWindow is the least time between the starts of two calls:
+	// lookups queued meanwhile wait for the next call. A join burst brings
+	// hundreds of CSRs a second; 150 ms gathers a full batch of 150 at
+	// 1,000 a second. A lookup after a quiet window waits only
+	// leadingDelay, so that a lone node's CSR is not held up.
 	DefaultWindow = 150 * time.Millisecond
+	// leadingDelay is how long a lookup after a quiet window waits for
+	// lookups queued with it (the CSRs of nodes that joined together).
+	leadingDelay = 10 * time.Millisecond
 	// DefaultRate and DefaultBurst pace the calls (DescribeInstances and
 	// DescribeCluster). EC2 refills an account's bucket of non-mutating
 	// calls at 20 a second per region (100 at most); the approver takes a
@@ -154,6 +158,9 @@ type Source struct {
 	limiter *rate.Limiter
 	kick    chan struct{}
 
+	// lastCall is when the last call started (Start's goroutine only).
+	lastCall time.Time
+
 	mu      sync.Mutex
 	ready   func(policy.InstanceKey)
 	cache   map[policy.InstanceKey]entry
@@ -236,7 +243,9 @@ func (s *Source) answer(key policy.InstanceKey, e entry) policy.InventoryAnswer 
 func (s *Source) NeedLeaderElection() bool { return false }
 
 // Start makes the calls until ctx ends: once a lookup is queued it waits
-// Window (less when a batch is full), then answers the queue in batches.
+// until Window has passed since the last call started (only leadingDelay
+// after a quiet window, and no longer once a batch is full), then answers
+// the queue in batches.
 func (s *Source) Start(ctx context.Context) error {
 	for {
 		select {
@@ -252,10 +261,12 @@ func (s *Source) Start(ctx context.Context) error {
 	}
 }
 
-// waitForBatch waits Window, or less once a full batch is queued; it
-// returns false when ctx ends.
+// waitForBatch waits until Window after the last call's start, at least
+// leadingDelay, or less once a full batch is queued; it returns false when
+// ctx ends.
 func (s *Source) waitForBatch(ctx context.Context) bool {
-	timer := time.NewTimer(s.opts.Window)
+	wait := max(leadingDelay, time.Until(s.lastCall.Add(s.opts.Window)))
+	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for !s.fullBatchQueued() {
 		select {
@@ -281,6 +292,7 @@ func (s *Source) callOnce(ctx context.Context) bool {
 	if len(keys) == 0 {
 		return false
 	}
+	s.lastCall = time.Now()
 	found, err := s.fetch(ctx, keys)
 	s.store(keys, found, err)
 	s.mu.Lock()

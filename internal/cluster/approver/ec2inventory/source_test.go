@@ -412,3 +412,13 @@ func TestCacheIsBounded(t *testing.T) {
 		t.Fatalf("A was not evicted: %d calls", f.calls()-before)
 	}
 }
+
+// TestALoneLookupIsNotHeldForTheWindow: with an hour's window, a lookup
+// after a quiet spell is still answered (within the hang guard): only the
+// lookups queued while calls follow each other wait for the window.
+func TestALoneLookupIsNotHeldForTheWindow(t *testing.T) {
+	s, f := newSource(t, Options{Window: time.Hour})
+	if ans := lookup(t, s, f, policy.InstanceKey{ID: instanceA}); ans.Err != nil || len(ans.Instances) != 1 {
+		t.Fatalf("Lookup() = %+v", ans)
+	}
+}
