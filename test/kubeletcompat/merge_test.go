@@ -95,3 +95,37 @@ func minorOf(version string) int {
 	_, _ = fmt.Sscanf(version, "v%d.%d.%d", &major, &minor, &patch)
 	return minor
 }
+
+// TestFlagsOverConfigMatchKubelet: kubeleteffective.ApplyFlags gives the
+// configuration the real kubelet runs with when flags name config fields:
+// the last scalar wins, map and list flags add up and replace the field.
+func TestFlagsOverConfigMatchKubelet(t *testing.T) {
+	flags := []string{"--max-pods=7", "--max_pods=8", "--kube-reserved=memory=2Gi", "--kube-reserved=pid=100",
+		"--cluster-dns=1.1.1.1", "--cluster-dns=2.2.2.2", "--eviction-hard=memory.available<1Gi",
+		"--cgroup-driver=cgroupfs", "--pod-max-pids=100"}
+	for _, k := range kubelets {
+		if minorOf(k.version) < 29 {
+			continue
+		}
+		t.Run(k.version, func(t *testing.T) {
+			root := t.TempDir()
+			writeFiles(t, root, []render.File{{Path: "/config.json", Mode: 0o644, Data: []byte(mergeBase)}})
+			got := runKubelet(t, kubeletBinary(t, k.path), root, append([]string{"--config=" + filepath.Join(root, "config.json")}, flags...), nil)
+			merged, err := kubeleteffective.Read(os.DirFS(root), "/config.json", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			withFlags, err := kubeleteffective.ApplyFlags(merged, flags)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want effective
+			if err := json.Unmarshal(withFlags, &want); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("the kubelet runs with %+v\nkubeleteffective.ApplyFlags gives %+v", got, want)
+			}
+		})
+	}
+}

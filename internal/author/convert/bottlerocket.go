@@ -187,7 +187,7 @@ func (e *brEmitter) configSetting(path, key string, raw json.RawMessage) (string
 
 // taintsFromConfig writes registerWithTaints as node-taints.
 func (e *brEmitter) taintsFromConfig(path string, raw json.RawMessage) {
-	var taints []taint
+	var taints []kubeletflag.Taint
 	if err := json.Unmarshal(raw, &taints); err != nil {
 		e.notes.add(path, "is not a list of taints: %v", err)
 		return
@@ -198,7 +198,7 @@ func (e *brEmitter) taintsFromConfig(path string, raw json.RawMessage) {
 // setTaints writes node-taints: key → "value:Effect", or an array of them
 // when a key has several (one string is the form every release reads).
 // Taints Bottlerocket would reject are noted under path instead.
-func (e *brEmitter) setTaints(path string, taints []taint) {
+func (e *brEmitter) setTaints(path string, taints []kubeletflag.Taint) {
 	byKey := map[string][]any{}
 	for _, t := range taints {
 		value := t.Value + ":" + t.Effect
@@ -255,7 +255,7 @@ func (e *brEmitter) flag(path string, f kubeletflag.Flag, labels map[string]any)
 		}
 		return nil
 	case "register-with-taints":
-		taints, err := parseTaints(f.Value)
+		taints, err := kubeletflag.ParseTaints(f.Value)
 		if err != nil {
 			return fmt.Errorf("--register-with-taints: %w", err)
 		}
@@ -295,13 +295,13 @@ func (e *brEmitter) configFlag(path string, f kubeletflag.Flag) error {
 	if !ok {
 		return fmt.Errorf("Bottlerocket has no setting for kubelet flag --%s (%s)", f.Name, form.Config)
 	}
-	raw, err := parseFlagValue(form, f.Value)
+	raw, err := kubeletflag.ConfigValue(form, f.Value)
 	if err != nil {
 		return fmt.Errorf("--%s: %w", f.Name, err)
 	}
 	v, err := s.Encode(raw)
 	if err != nil && form.Kind == kubeletflag.KindScalar {
-		v, err = s.Encode(stringJSON(f.Value))
+		v, err = s.Encode(kubeletflag.StringJSON(f.Value))
 	}
 	if err != nil {
 		return fmt.Errorf("--%s cannot be written as settings.kubernetes.%s: %w", f.Name, s.Key, err)

@@ -107,7 +107,7 @@ func TestKubeletFlagParsing(t *testing.T) {
 			if !ok {
 				t.Fatalf("no flag form for %s", tc.config)
 			}
-			raw, err := parseFlagValue(form, tc.text)
+			raw, err := kubeletflag.ConfigValue(form, tc.text)
 			if err != nil || string(raw) != tc.want {
 				t.Fatalf("parseValue(%q) = %s, %v; want %s", tc.text, raw, err, tc.want)
 			}

@@ -6,6 +6,7 @@
 package kubeleteffective
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +15,8 @@ import (
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"sigs.k8s.io/yaml"
+
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 )
 
 // ErrDropInType means a drop-in does not say it is a KubeletConfiguration
@@ -98,3 +101,54 @@ func Read(fsys fs.FS, config, dropInDir string) ([]byte, error) {
 
 // rel turns a node path into a path of the root's fs.FS.
 func rel(nodePath string) string { return strings.TrimPrefix(path.Clean("/"+nodePath), "/") }
+
+// ApplyFlags sets, in config (JSON, as Merge returns it), every field a
+// flag of args stands for, as the kubelet does once it has read its files:
+// a flag on the command line wins over the file, and the values of a
+// repeated map or list flag, added up, replace the field's. Flags without
+// a config field are left to the caller (kubeletflag.Value).
+func ApplyFlags(config []byte, args []string) ([]byte, error) {
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(config, &doc); err != nil {
+		return nil, fmt.Errorf("kubelet config: %w", err)
+	}
+	if doc == nil {
+		doc = map[string]json.RawMessage{}
+	}
+	flags, _ := kubeletflag.Parse(args)
+	for _, form := range kubeletflag.Forms() {
+		text, ok := flagText(flags, form)
+		if !ok {
+			continue
+		}
+		v, err := kubeletflag.ConfigValue(form, text)
+		if err != nil {
+			return nil, fmt.Errorf("--%s: %w", form.Flag, err)
+		}
+		doc[form.Config] = v
+	}
+	return json.Marshal(doc)
+}
+
+// flagText is what the flags of args say for form's field, as one flag
+// value: the last value, or every value joined for a map or list flag.
+func flagText(flags []kubeletflag.Flag, form kubeletflag.Form) (string, bool) {
+	var values []string
+	for _, f := range flags {
+		if f.Name != form.Flag {
+			continue
+		}
+		v := f.Value
+		if !f.HasValue {
+			v = "true" // a bare boolean flag
+		}
+		values = append(values, v)
+	}
+	switch {
+	case len(values) == 0:
+		return "", false
+	case kubeletflag.Accumulates(form.Flag):
+		return strings.Join(values, ","), true
+	}
+	return values[len(values)-1], true
+}

@@ -64,3 +64,41 @@ func TestRead(t *testing.T) {
 		t.Errorf("missing config file: %v", err)
 	}
 }
+
+// TestApplyFlags pins how flags override the config file, as the real
+// kubelet applies them (test/kubeletcompat checks the same against kubelets
+// 1.31 and 1.34).
+func TestApplyFlags(t *testing.T) {
+	base := []byte(`{` + typeMeta + `,"maxPods":29,"clusterDNS":["a"],"kubeReserved":{"cpu":"70m","memory":"1Gi"},"failSwapOn":true}`)
+	tests := []struct {
+		name string
+		args []string
+		want map[string]any
+	}{
+		{name: "no flags", want: map[string]any{"maxPods": 29.0}},
+		{name: "a scalar flag wins, the last one", args: []string{"--max-pods=7", "--max_pods=8"}, want: map[string]any{"maxPods": 8.0}},
+		{name: "a map flag replaces the field, its values added up", args: []string{"--kube-reserved=cpu=1", "--kube-reserved=ephemeral-storage=2Gi"},
+			want: map[string]any{"kubeReserved": map[string]any{"cpu": "1", "ephemeral-storage": "2Gi"}}},
+		{name: "a list flag replaces the field, its values appended", args: []string{"--cluster-dns=1.1.1.1", "--cluster-dns=2.2.2.2,3.3.3.3"},
+			want: map[string]any{"clusterDNS": []any{"1.1.1.1", "2.2.2.2", "3.3.3.3"}}},
+		{name: "a bare boolean flag is true", args: []string{"--fail-swap-on=false", "--fail-swap-on"}, want: map[string]any{"failSwapOn": true}},
+		{name: "flags without a field are left alone", args: []string{"--node-ip=10.0.0.1", "--hostname-override=x"}, want: map[string]any{"maxPods": 29.0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := ApplyFlags(base, tc.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got map[string]any
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatal(err)
+			}
+			for k, want := range tc.want {
+				if !reflect.DeepEqual(got[k], want) {
+					t.Errorf("%s = %#v, want %#v", k, got[k], want)
+				}
+			}
+		})
+	}
+}

@@ -102,4 +102,13 @@ var forms = []Form{
 	{Config: "seccompDefault", Flag: "seccomp-default", Kind: KindScalar, LinuxOnly: true},
 	{Config: "protectKernelDefaults", Flag: "protect-kernel-defaults", Kind: KindScalar, LinuxOnly: true},
 	{Config: "failSwapOn", Flag: "fail-swap-on", Kind: KindScalar, LinuxOnly: true},
+	{Config: "address", Flag: "address", Kind: KindScalar},
+	{Config: "readOnlyPort", Flag: "read-only-port", Kind: KindScalar},
+	{Config: "hairpinMode", Flag: "hairpin-mode", Kind: KindScalar, LinuxOnly: true},
+	{Config: "cgroupDriver", Flag: "cgroup-driver", Kind: KindScalar, LinuxOnly: true},
+	{Config: "cgroupRoot", Flag: "cgroup-root", Kind: KindScalar, LinuxOnly: true},
+	{Config: "containerRuntimeEndpoint", Flag: "container-runtime-endpoint", Kind: KindScalar},
+	{Config: "imageServiceEndpoint", Flag: "image-service-endpoint", Kind: KindScalar},
+	{Config: "tlsCertFile", Flag: "tls-cert-file", Kind: KindScalar},
+	{Config: "tlsPrivateKeyFile", Flag: "tls-private-key-file", Kind: KindScalar},
 }

@@ -272,34 +272,33 @@ func ReadKubeletFacts(f Files, hostname string) KubeletFacts {
 	}
 	k.BootstrapKubeconfig = flagValue(k.Args, "bootstrap-kubeconfig")
 	if k.ArgsErr == nil {
-		k.Config, k.ConfigErr = readKubeletConfig(f, flagValue(k.Args, "config"), flagValue(k.Args, "config-dir"))
-	}
-	for flag, field := range map[string]*string{
-		"cgroup-driver": &k.Config.CgroupDriver, "provider-id": &k.Config.ProviderID,
-		"container-runtime-endpoint": &k.Config.ContainerRuntimeEndpoint, "tls-cert-file": &k.Config.TLSCertFile,
-	} {
-		if v := flagValue(k.Args, flag); v != "" { // flags win over the config file
-			*field = v
-		}
+		k.Config, k.ConfigErr = readKubeletConfig(f, k.Args)
 	}
 	return k
 }
 
-// readKubeletConfig reads the config file and its drop-ins merged as the
-// kubelet merges them (kubeleteffective).
-func readKubeletConfig(f Files, path, dropIns string) (KubeletConfig, error) {
+// readKubeletConfig reads the configuration the kubelet runs with: its
+// config file and drop-ins merged, and the flags that name config fields
+// over them, as the kubelet does (kubeleteffective). Without --config the
+// flags still apply, over nothing.
+func readKubeletConfig(f Files, args []string) (KubeletConfig, error) {
 	var cfg KubeletConfig
+	merged, err := []byte("{}"), error(nil)
+	path := flagValue(args, "config")
 	if path == "" {
-		return cfg, errors.New("the kubelet has no --config")
+		err = errors.New("the kubelet has no --config")
+	} else if merged, err = kubeleteffective.Read(f.FS(), path, flagValue(args, "config-dir")); err != nil {
+		err = fmt.Errorf("kubelet config %s: %w", path, err)
+		merged = []byte("{}")
 	}
-	merged, err := kubeleteffective.Read(f.FS(), path, dropIns)
-	if err != nil {
-		return cfg, fmt.Errorf("kubelet config %s: %w", path, err)
+	withFlags, ferr := kubeleteffective.ApplyFlags(merged, args)
+	if ferr == nil {
+		ferr = json.Unmarshal(withFlags, &cfg)
 	}
-	if err := json.Unmarshal(merged, &cfg); err != nil {
-		return cfg, fmt.Errorf("kubelet config %s: %w", path, err)
+	if ferr != nil && err == nil {
+		err = fmt.Errorf("kubelet config %s: %w", path, ferr)
 	}
-	return cfg, nil
+	return cfg, err
 }
 
 // readEnvFile parses a systemd EnvironmentFile (KEY=VALUE lines).

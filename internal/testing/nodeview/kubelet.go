@@ -1,13 +1,16 @@
 package nodeview
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/nodeboot/nodeboot/internal/config/kubeleteffective"
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 )
 
 // KubeletEnvFile is the EnvironmentFile of the AL2023 AMI's kubelet.service
@@ -15,8 +18,9 @@ import (
 // `/usr/bin/kubelet $NODEADM_KUBELET_ARGS`.
 const KubeletEnvFile = "/etc/eks/kubelet/environment"
 
-// kubelet reads the kubelet's arguments, its merged configuration and the
-// files they name.
+// kubelet reads the kubelet's arguments, the configuration it runs with
+// and the files they name, through the rules the agent and the doctor use
+// (kubeletflag, kubeleteffective): the same reading for both agents' nodes.
 func (r *reader) kubelet() error {
 	data, ok, err := r.read(KubeletEnvFile)
 	if err != nil || !ok {
@@ -28,73 +32,82 @@ func (r *reader) kubelet() error {
 			r.view["kubelet.env."+k] = canonical(v)
 		}
 	}
-	flags := ParseKubeletArgs(strings.Fields(env["NODEADM_KUBELET_ARGS"]))
-	config, err := r.kubeletConfig(flags)
+	args, err := kubeletflag.SystemdWords(env["NODEADM_KUBELET_ARGS"])
+	if err != nil {
+		return fmt.Errorf("NODEADM_KUBELET_ARGS: %w", err)
+	}
+	config, err := r.kubeletConfig(args)
 	if err != nil {
 		return err
 	}
-	for name, value := range flags.Values {
-		if field, ok := configFlags[name]; ok {
-			setField(config, field.path, field.convert(value))
-			continue
-		}
-		r.view["kubelet.flag."+name] = canonical(value)
-	}
-	if len(flags.Labels) > 0 {
-		r.view["kubelet.flag.node-labels"] = canonical(flags.Labels)
-	}
+	r.kubeletFlags(args)
 	r.put("kubelet.config", config)
-	return r.kubeletFiles(flags, config)
+	return r.kubeletFiles(args, config)
 }
 
-// kubeletConfig reads --config and merges the --config-dir drop-ins over it.
-func (r *reader) kubeletConfig(flags KubeletFlags) (map[string]any, error) {
-	config := map[string]any{}
-	if p := flags.Values["config"]; p != "" {
-		data, ok, err := r.read(p)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			if config, err = decodeJSONOrYAML(data); err != nil {
-				return nil, fmt.Errorf("kubelet config %s: %w", p, err)
-			}
-		}
-	}
-	dir := flags.Values["config-dir"]
-	if dir == "" {
-		return config, nil
-	}
-	entries, err := os.ReadDir(filepath.Join(r.root, dir))
-	if err != nil && !os.IsNotExist(err) {
-		return nil, err
-	}
-	for _, e := range entries { // lexical order, *.conf only, as the kubelet reads them
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".conf") {
+// kubeletFlags puts the flags that name no config field: each one's final
+// value, the node labels as the map the kubelet adds them up to.
+func (r *reader) kubeletFlags(args []string) {
+	flags, _ := kubeletflag.Parse(args)
+	for _, f := range flags {
+		if _, isField := kubeletflag.FormByFlag(f.Name); isField || f.Name == "node-labels" {
 			continue
 		}
-		data, _, err := r.read(path.Join(dir, e.Name()))
-		if err != nil {
-			return nil, err
+		v, _ := kubeletflag.Last(flags, f.Name)
+		if !f.HasValue && kubeletflag.IsBool(f.Name) {
+			v = "true"
 		}
-		patch, err := decodeJSONOrYAML(data)
-		if err != nil {
-			return nil, fmt.Errorf("kubelet drop-in %s/%s: %w", dir, e.Name(), err)
-		}
-		config = MergePatch(config, patch).(map[string]any)
+		r.view["kubelet.flag."+f.Name] = canonical(v)
 	}
-	return config, nil
+	if _, labels, _ := kubeletflag.Labels(flags); len(labels) > 0 {
+		r.view["kubelet.flag.node-labels"] = canonical(labels)
+	}
+}
+
+// kubeletConfig reads --config with the --config-dir drop-ins merged and
+// the flags that name config fields applied, as the kubelet does.
+func (r *reader) kubeletConfig(args []string) (map[string]any, error) {
+	merged := []byte("{}")
+	if p, _ := kubeletflag.Value(args, "config"); p != "" {
+		dir, _ := kubeletflag.Value(args, "config-dir")
+		var err error
+		if merged, err = kubeleteffective.Read(seenFS{r}, p, dir); errors.Is(err, fs.ErrNotExist) {
+			merged = []byte("{}")
+		} else if err != nil {
+			return nil, fmt.Errorf("kubelet config %s: %w", p, err)
+		}
+	}
+	withFlags, err := kubeleteffective.ApplyFlags(merged, args)
+	if err != nil {
+		return nil, err
+	}
+	return decodeJSONOrYAML(string(withFlags))
+}
+
+// seenFS is the node's root as an fs.FS that marks every file opened as
+// seen (read by a semantic reader).
+type seenFS struct{ r *reader }
+
+// Open opens a node file under the root.
+func (s seenFS) Open(name string) (fs.File, error) {
+	f, err := os.DirFS(s.r.root).Open(name)
+	if err == nil {
+		if st, serr := f.Stat(); serr == nil && st.Mode().IsRegular() {
+			s.r.seen[path.Clean("/"+name)] = true
+		}
+	}
+	return f, err
 }
 
 // kubeletFiles reads the kubeconfigs, CA files and the credential provider
 // config the kubelet is pointed at.
-func (r *reader) kubeletFiles(flags KubeletFlags, config map[string]any) error {
+func (r *reader) kubeletFiles(args []string, config map[string]any) error {
 	for _, f := range []struct{ flag, key string }{
 		{"kubeconfig", "kubeconfig"},
 		{"bootstrap-kubeconfig", "bootstrap-kubeconfig"},
 		{"image-credential-provider-config", "credentialprovider"},
 	} {
-		p := flags.Values[f.flag]
+		p, _ := kubeletflag.Value(args, f.flag)
 		if p == "" {
 			continue
 		}
@@ -158,9 +171,10 @@ func lookup(v any, keys ...string) any {
 	return v
 }
 
-// MergePatch applies an RFC 7386 JSON merge patch: objects merge key by
-// key, null removes, anything else (arrays included) replaces. The kubelet
-// merges its --config-dir drop-ins this way.
+// MergePatch applies an RFC 7386 JSON merge patch to decoded values:
+// objects merge key by key, null removes, anything else (arrays included)
+// replaces. The containerd reader merges imported tables this way; the
+// kubelet's drop-ins go through kubeleteffective.
 func MergePatch(target, patch any) any {
 	p, ok := patch.(map[string]any)
 	if !ok {
@@ -182,194 +196,6 @@ func MergePatch(target, patch any) any {
 		out[k] = MergePatch(out[k], v)
 	}
 	return out
-}
-
-// KubeletFlags are parsed kubelet arguments.
-type KubeletFlags struct {
-	// Values holds each flag's last value (the kubelet's flag parser keeps
-	// the last), except --node-labels.
-	Values map[string]string
-	// Labels merges every --node-labels (a map flag accumulates).
-	Labels map[string]string
-	// Stray are words that are not flags.
-	Stray []string
-}
-
-// boolFlags are kubelet flags that take no separate value word.
-var boolFlags = map[string]bool{
-	"anonymous-auth": true, "cgroups-per-qos": true, "enable-controller-attach-detach": true,
-	"enable-debugging-handlers": true, "enable-server": true, "exit-on-lock-contention": true,
-	"fail-swap-on": true, "help": true, "kernel-memcg-notification": true,
-	"local-storage-capacity-isolation": true, "make-iptables-util-chains": true,
-	"protect-kernel-defaults": true, "register-node": true, "register-schedulable": true,
-	"rotate-certificates": true, "rotate-server-certificates": true, "serialize-image-pulls": true,
-	"seccomp-default": true, "version": true, "alsologtostderr": true, "logtostderr": true,
-	"add-dir-header": true, "skip-headers": true, "one-output": true, "skip-log-headers": true,
-}
-
-// ParseKubeletArgs parses words the way the kubelet's pflag set does:
-// --name=value, --name value (unless the flag is boolean), -name too.
-func ParseKubeletArgs(words []string) KubeletFlags {
-	f := KubeletFlags{Values: map[string]string{}}
-	for i := 0; i < len(words); i++ {
-		w := words[i]
-		if !strings.HasPrefix(w, "-") {
-			f.Stray = append(f.Stray, w)
-			continue
-		}
-		name, value, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
-		if !hasValue {
-			if boolFlags[name] || i+1 >= len(words) {
-				value = "true"
-			} else {
-				i++
-				value = words[i]
-			}
-		}
-		if name == "node-labels" {
-			if f.Labels == nil {
-				f.Labels = map[string]string{}
-			}
-			for _, kv := range strings.Split(value, ",") {
-				if k, v, ok := strings.Cut(kv, "="); ok {
-					f.Labels[k] = v
-				} else if kv != "" {
-					f.Labels[kv] = ""
-				}
-			}
-			continue
-		}
-		f.Values[name] = value
-	}
-	return f
-}
-
-// configField is a KubeletConfiguration field a flag sets.
-type configField struct {
-	path    []string
-	convert func(string) any
-}
-
-// configFlags are the flags that set KubeletConfiguration fields; given
-// together with --config, the flag wins over the file and the drop-ins.
-var configFlags = map[string]configField{
-	"max-pods":                     {[]string{"maxPods"}, number},
-	"pod-max-pids":                 {[]string{"podPidsLimit"}, number},
-	"kube-api-qps":                 {[]string{"kubeAPIQPS"}, number},
-	"kube-api-burst":               {[]string{"kubeAPIBurst"}, number},
-	"read-only-port":               {[]string{"readOnlyPort"}, number},
-	"cluster-dns":                  {[]string{"clusterDNS"}, list},
-	"cluster-domain":               {[]string{"clusterDomain"}, str},
-	"cgroup-driver":                {[]string{"cgroupDriver"}, str},
-	"cgroup-root":                  {[]string{"cgroupRoot"}, str},
-	"provider-id":                  {[]string{"providerID"}, str},
-	"container-runtime-endpoint":   {[]string{"containerRuntimeEndpoint"}, str},
-	"image-service-endpoint":       {[]string{"imageServiceEndpoint"}, str},
-	"reserved-cpus":                {[]string{"reservedSystemCPUs"}, str},
-	"node-status-update-frequency": {[]string{"nodeStatusUpdateFrequency"}, str},
-	"eviction-hard":                {[]string{"evictionHard"}, evictionMap},
-	"eviction-soft":                {[]string{"evictionSoft"}, evictionMap},
-	"kube-reserved":                {[]string{"kubeReserved"}, kvMap},
-	"system-reserved":              {[]string{"systemReserved"}, kvMap},
-	"kube-reserved-cgroup":         {[]string{"kubeReservedCgroup"}, str},
-	"system-reserved-cgroup":       {[]string{"systemReservedCgroup"}, str},
-	"feature-gates":                {[]string{"featureGates"}, gates},
-	"register-with-taints":         {[]string{"registerWithTaints"}, taints},
-	"v":                            {[]string{"logging", "verbosity"}, number},
-	"serialize-image-pulls":        {[]string{"serializeImagePulls"}, boolean},
-	"protect-kernel-defaults":      {[]string{"protectKernelDefaults"}, boolean},
-	"fail-swap-on":                 {[]string{"failSwapOn"}, boolean},
-	"address":                      {[]string{"address"}, str},
-	"hairpin-mode":                 {[]string{"hairpinMode"}, str},
-}
-
-func str(s string) any { return s }
-
-func number(s string) any {
-	if n, err := strconv.ParseFloat(s, 64); err == nil {
-		return n
-	}
-	return s
-}
-
-func boolean(s string) any {
-	if b, err := strconv.ParseBool(s); err == nil {
-		return b
-	}
-	return s
-}
-
-func list(s string) any {
-	var out []any
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-func kvMap(s string) any {
-	out := map[string]any{}
-	for _, kv := range strings.Split(s, ",") {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
-	}
-	return out
-}
-
-func evictionMap(s string) any {
-	out := map[string]any{}
-	for _, kv := range strings.Split(s, ",") {
-		if k, v, ok := strings.Cut(kv, "<"); ok {
-			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
-	}
-	return out
-}
-
-func gates(s string) any {
-	out := map[string]any{}
-	for _, kv := range strings.Split(s, ",") {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			b, err := strconv.ParseBool(strings.TrimSpace(v))
-			if err != nil {
-				out[strings.TrimSpace(k)] = v
-				continue
-			}
-			out[strings.TrimSpace(k)] = b
-		}
-	}
-	return out
-}
-
-// taints parses key[=value]:Effect,… into the config's taint objects.
-func taints(s string) any {
-	var out []any
-	for _, t := range strings.Split(s, ",") {
-		kv, effect, _ := strings.Cut(t, ":")
-		k, v, _ := strings.Cut(kv, "=")
-		taint := map[string]any{"key": k, "effect": effect}
-		if v != "" {
-			taint["value"] = v
-		}
-		out = append(out, taint)
-	}
-	return out
-}
-
-// setField sets a nested field, creating maps on the way.
-func setField(m map[string]any, p []string, v any) {
-	for _, k := range p[:len(p)-1] {
-		next, ok := m[k].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			m[k] = next
-		}
-		m = next
-	}
-	m[p[len(p)-1]] = v
 }
 
 // ParseEnvironmentFile parses a systemd EnvironmentFile: KEY=VALUE lines,

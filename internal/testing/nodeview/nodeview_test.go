@@ -3,7 +3,6 @@ package nodeview
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 )
 
@@ -25,20 +24,6 @@ func TestMergePatch(t *testing.T) {
 				t.Fatalf("got %s, want %s", got, canonical(want))
 			}
 		})
-	}
-}
-
-func TestParseKubeletArgs(t *testing.T) {
-	f := ParseKubeletArgs([]string{"--node-ip=10.0.0.1", "--v", "2", "--node-labels=a=b", "--node-labels", "c=d,e=f",
-		"--fail-swap-on", "--max-pods=5", "--max-pods=7", "stray"})
-	if f.Values["node-ip"] != "10.0.0.1" || f.Values["v"] != "2" || f.Values["fail-swap-on"] != "true" || f.Values["max-pods"] != "7" {
-		t.Errorf("values = %v", f.Values)
-	}
-	if f.Labels["a"] != "b" || f.Labels["c"] != "d" || f.Labels["e"] != "f" || len(f.Labels) != 3 {
-		t.Errorf("labels = %v (repeated --node-labels accumulate)", f.Labels)
-	}
-	if !slices.Equal(f.Stray, []string{"stray"}) {
-		t.Errorf("stray = %v", f.Stray)
 	}
 }
 
@@ -68,7 +53,8 @@ func TestEqualLeaf(t *testing.T) {
 }
 
 // TestReadKubelet reads a node whose kubelet flags, base config and
-// drop-ins all set maxPods: the flag wins, then the last drop-in.
+// drop-ins all set maxPods: the flag wins, then the last drop-in; repeated
+// --node-labels (one spelled with an underscore) add up.
 func TestReadKubelet(t *testing.T) {
 	root := t.TempDir()
 	write := func(p, data string) {
@@ -80,10 +66,11 @@ func TestReadKubelet(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(KubeletEnvFile, "NODEADM_KUBELET_ARGS=--config=/k/config.json --config-dir=/k/d --kubeconfig=/k/kc --node-labels=a=b\n")
+	write(KubeletEnvFile, "NODEADM_KUBELET_ARGS=--config=/k/config.json --config-dir=/k/d --kubeconfig=/k/kc --node-labels=a=b --node_labels=c=d --max-pods=40\n")
 	write("/k/config.json", `{"maxPods":10,"clusterDNS":["10.0.0.10"],"authentication":{"x509":{"clientCAFile":"/ca"}}}`)
-	write("/k/d/10-a.conf", `{"maxPods":20,"clusterDNS":["1.1.1.1"]}`)
-	write("/k/d/20-b.conf", `{"maxPods":30}`)
+	const tm = `"kind":"KubeletConfiguration","apiVersion":"kubelet.config.k8s.io/v1beta1",`
+	write("/k/d/10-a.conf", `{`+tm+`"maxPods":20,"clusterDNS":["1.1.1.1"]}`)
+	write("/k/d/20-b.conf", `{`+tm+`"maxPods":30}`)
 	write("/k/d/ignored.json", `{"maxPods":99}`)
 	write("/k/kc", "clusters:\n- name: k\n  cluster:\n    certificate-authority: /ca\n")
 	write("/ca", "PEM")
@@ -93,9 +80,9 @@ func TestReadKubelet(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"kubelet.config.maxPods":                                  `30`,
+		"kubelet.config.maxPods":                                  `40`,
 		"kubelet.config.clusterDNS":                               `["1.1.1.1"]`,
-		"kubelet.flag.node-labels":                                `{"a":"b"}`,
+		"kubelet.flag.node-labels":                                `{"a":"b","c":"d"}`,
 		"kubeconfig.clusters[0].certificate-authority@content":    `"PEM"`,
 		"kubelet.config.authentication.x509.clientCAFile@content": `"PEM"`,
 		"file:/etc/other":                                         `"x"`,
