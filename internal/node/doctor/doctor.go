@@ -270,17 +270,14 @@ func (d Doctor) hostname() string {
 	return host
 }
 
-// gather collects the evidence: the node's own probes in parallel, then
-// the API calls made with the kubelet's credential and the AWS calls made
-// with the node's, then what combines them.
+// gather collects the evidence: the node's own probes and the AWS calls
+// made with the node's credentials in parallel, then the API calls made
+// with the kubelet's, then what combines them.
 func (d Doctor) gather(ctx context.Context) evidence {
 	f := Files{Root: d.Root}
 	ev := evidence{sources: d.Sources, facts: ReadKubeletFacts(f, d.hostname())}
-	clusterName, clusterErr := d.gatherLocal(ctx, f, &ev)
-	var wg sync.WaitGroup
-	wg.Go(func() { d.gatherAPI(ctx, f, &ev) })
-	wg.Go(func() { ev.cloud = d.gatherCloud(ctx, ev.imds.Doc, clusterName, clusterErr) })
-	wg.Wait()
+	d.gatherLocal(ctx, f, &ev)
+	d.gatherAPI(ctx, f, &ev)
 	ev.disk = gatherDisk(f, ev.facts, d.statfs(), ev.runtime)
 	ev.maxPods = ev.maxPods.withLimits(ev.imds.Doc.InstanceType, ev.cloud)
 	ev.port.Cloud = ev.cloud
@@ -291,22 +288,18 @@ func (d Doctor) gather(ctx context.Context) evidence {
 	return ev
 }
 
-// gatherLocal runs the independent probes in parallel and returns the
-// cluster's name as the user data gives it.
-func (d Doctor) gatherLocal(ctx context.Context, f Files, ev *evidence) (string, error) {
+// gatherLocal runs the independent probes in parallel, and the AWS calls
+// as soon as the metadata service and the user data named the region and
+// the cluster (beside the credential plugin, often the slowest probe).
+func (d Doctor) gatherLocal(ctx context.Context, f Files, ev *evidence) {
 	conn := kubeletConnection(f, ev.facts)
 	resolver := kubeapi.Resolver{ReadFile: f.Read, Run: d.Commands, Environ: d.pluginEnv(ev.facts), ExecTimeout: execPluginBound}
-	var cluster string
-	clusterErr := errors.New("no way to read the cluster name")
 	var wg sync.WaitGroup
+	wg.Go(func() { d.gatherCloudFacts(ctx, ev) })
 	wg.Go(func() {
 		ev.userData.Sources = d.Sources
 		ev.userData.Report, ev.userData.Err = d.CheckUserData(ctx, d.Sources)
 	})
-	if d.ClusterName != nil {
-		wg.Go(func() { cluster, clusterErr = d.ClusterName(ctx, d.Sources) })
-	}
-	wg.Go(func() { ev.imds = d.IMDS.Probe(ctx) })
 	wg.Go(func() { ev.sync = syncStates(ctx, d.Commands) })
 	wg.Go(func() {
 		ev.endpoint = probeEndpoint(ctx, d.Network, conn, resolver.CAs, d.clock()())
@@ -328,7 +321,19 @@ func (d Doctor) gatherLocal(ctx context.Context, f Files, ev *evidence) (string,
 		wg.Go(func() { ev.role, ev.roleErr = roleOf(d.InstanceRole(ctx)) })
 	}
 	wg.Wait()
-	return cluster, clusterErr
+}
+
+// gatherCloudFacts probes the metadata service and reads the cluster's
+// name, then asks AWS.
+func (d Doctor) gatherCloudFacts(ctx context.Context, ev *evidence) {
+	cluster, clusterErr := "", errors.New("no way to read the cluster name")
+	var wg sync.WaitGroup
+	wg.Go(func() { ev.imds = d.IMDS.Probe(ctx) })
+	if d.ClusterName != nil {
+		wg.Go(func() { cluster, clusterErr = d.ClusterName(ctx, d.Sources) })
+	}
+	wg.Wait()
+	ev.cloud = d.gatherCloud(ctx, ev.imds.Doc, cluster, clusterErr)
 }
 
 // gatherAPI asks the API server, with the kubelet's credential, who it
