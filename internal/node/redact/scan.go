@@ -504,8 +504,8 @@ func hostAfter(line []byte, i int) bool {
 	for j < len(line) && (isAlnum(line[j]) || line[j] == '.' || line[j] == '-') {
 		j++
 	}
-	if j == i {
-		return false
+	if j == i || j < len(line) && line[j] == '@' || isMask(line[i:j]) {
+		return false // a host is never followed by another '@', nor masked
 	}
 	switch string(bytes.ToLower(line[i:j])) {
 	case "sha256", "sha384", "sha512", "sha1", "md5", "blake3":
