@@ -492,8 +492,8 @@ func userinfoBefore(line []byte, at int) (int, bool) {
 
 func isUserinfoBoundary(c byte) bool {
 	switch c {
-	case ' ', '\t', '=', '"', '\'', ',', '(', '[', '{', '<', '>', '@', ';':
-		return true
+	case ' ', '\t', '\r', '\n', '\f', '=', '"', '\'', ',', '(', '[', '{', '<', '>', '@', ';':
+		return true // the white space ends a URL's userinfo too (\s)
 	}
 	return false
 }
