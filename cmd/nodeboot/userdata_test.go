@@ -1,6 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/mail"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,4 +158,84 @@ func mustAbs(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return abs
+}
+
+// TestAUserPartHoldingTheBoundaryStaysWhole gives generate and merge a
+// user script with a "--//" line, the delimiter of the boundary EKS and
+// Karpenter write with: the output uses another boundary, Go's MIME reader
+// finds the user's script whole and the producer's part after it, the
+// output passes config check, and the note says why.
+func TestAUserPartHoldingTheBoundaryStaysWhole(t *testing.T) {
+	script := "#!/bin/bash\necho before\n--//\necho after\n--//--\necho last"
+	// EKS takes the launch template's user data as MIME: the user's own
+	// document, with a boundary of its own.
+	user := filepath.Join(t.TempDir(), "user.mime")
+	doc := "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"==USER==\"\n\n--==USER==\n" +
+		"Content-Type: text/x-shellscript; charset=\"us-ascii\"\n\n" + script + "\n--==USER==--\n"
+	if err := os.WriteFile(user, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "merged")
+	for _, args := range [][]string{
+		{"userdata", "generate", "-f", nodeGroupFile, "--family", "al2023", "--as", "eks", "--user-data", user},
+		{"userdata", "merge", "-f", nodeGroupFile, "--family", "al2023", "--as", "karpenter", "--user-data-out", out, user},
+	} {
+		t.Run(args[1], func(t *testing.T) {
+			res := run(t, nil, args...)
+			if res.code != 0 {
+				t.Fatalf("exit %d\n%s", res.code, res.stderr)
+			}
+			data := []byte(res.stdout)
+			if args[1] == "merge" {
+				var err error
+				if data, err = os.ReadFile(out); err != nil {
+					t.Fatal(err)
+				}
+			}
+			parts := mimeParts(t, data)
+			whole := false
+			for _, p := range parts {
+				whole = whole || strings.TrimSuffix(p, "\n") == script
+			}
+			if !whole || !strings.Contains(parts[len(parts)-1], "kind: NodeConfig") || !strings.Contains(parts[len(parts)-1], "name: prod") {
+				t.Fatalf("parts %q, want the user's script whole, and the producer's NodeConfig last", parts)
+			}
+			if args[1] == "generate" && !strings.Contains(res.stderr, `uses the boundary "==nodeboot-1=="`) {
+				t.Errorf("stderr %q, want a note on the boundary", res.stderr)
+			}
+			path := filepath.Join(t.TempDir(), "user-data")
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if check := run(t, nil, "config", "check", "-c", "file://"+path); check.code != 0 {
+				t.Fatalf("config check of the output: exit %d\n%s%s", check.code, check.stdout, check.stderr)
+			}
+		})
+	}
+}
+
+// mimeParts reads a multipart/mixed document with Go's mime/multipart.
+func mimeParts(t *testing.T, data []byte) []string {
+	t.Helper()
+	msg, err := mail.ReadMessage(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, params, err := mime.ParseMediaType(msg.Header.Get("Content-Type"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := multipart.NewReader(msg.Body, params["boundary"])
+	var out []string
+	for {
+		p, err := r.NextPart()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("part %d: %v", len(out), err)
+		}
+		b, _ := io.ReadAll(p)
+		out = append(out, string(b))
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/nodeboot/nodeboot/internal/author/target"
 	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
+	"github.com/nodeboot/nodeboot/internal/node/agent"
 )
 
 // Commands of the userdata group.
@@ -204,11 +205,48 @@ func runUserDataGenerate(inv Invocation, env Env) error {
 	if err != nil {
 		return err
 	}
+	if err := checkOutput(in, out.UserData, env.Stderr); err != nil {
+		return err
+	}
 	for _, n := range out.Notes {
 		fmt.Fprintln(env.Stderr, "note: "+n)
 	}
 	_, err = env.Stdout.Write(out.UserData)
 	return err
+}
+
+// outputTarget is the target whose checks apply to what a producer writes.
+var outputTarget = map[generate.Producer]target.Target{
+	generate.ProducerEKS:       target.EKSManaged,
+	generate.ProducerKarpenter: target.Karpenter,
+	generate.ProducerEksctl:    target.SelfManaged,
+}
+
+// checkOutput checks the user data generate or merge wrote, before it is
+// printed, as config check --target checks user data: decoded, merged and
+// validated as a node reads it, and its parts as the producer's target
+// takes them. Its errors are printed and fail the command (nothing is
+// printed then); warnings about our own output are not. User data nodeboot
+// does not boot is not checked: Windows PowerShell, and eksctl's AL2
+// cloud-config, which runs bootstrap.sh itself.
+func checkOutput(in generate.Input, data []byte, stderr io.Writer) error {
+	if in.Family == generate.FamilyWindows || (in.Producer == generate.ProducerEksctl && in.Family == generate.FamilyAL2) {
+		return nil
+	}
+	const uri = "generated user data"
+	a := &agent.Agent{Expressions: newExpressionEvaluator()}
+	rep := a.CheckUserData(uri, data, agent.WithChecker(func(docs []userdata.Document) diag.List {
+		return target.Check(docs, outputTarget[in.Producer], in.Family, nil)
+	}))
+	if rep.Valid {
+		return nil
+	}
+	for _, p := range rep.Problems {
+		if p.Severity == diag.SeverityError {
+			fmt.Fprintln(stderr, "the user data this command wrote fails its own check: "+p.String())
+		}
+	}
+	return diag.ErrInvalidConfig
 }
 
 // runUserDataMerge prints the merge preview.
@@ -219,6 +257,9 @@ func runUserDataMerge(inv Invocation, env Env) error {
 	}
 	r, err := provenance.Merge(in)
 	if err != nil {
+		return err
+	}
+	if err := checkOutput(in, r.UserData, env.Stderr); err != nil {
 		return err
 	}
 	if inv.Output == "json" {

@@ -2,7 +2,11 @@ package cli
 
 import (
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/author/generate"
+	"github.com/nodeboot/nodeboot/internal/config/diag"
 )
 
 func TestParseUserData(t *testing.T) {
@@ -58,6 +62,36 @@ func TestParseUserData(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.check(t, inv)
+		})
+	}
+}
+
+// TestCheckOutputRefusesWhatConfigCheckRefuses: the check generate and
+// merge run on their own output fails on user data a node would not read
+// (a NodeConfig past the closing boundary, the 2026 bug), prints why, and
+// passes well-formed user data.
+func TestCheckOutputRefusesWhatConfigCheckRefuses(t *testing.T) {
+	const nodeConfig = "apiVersion: nodeboot.io/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: prod\n"
+	in := generate.Input{Family: generate.FamilyAL2023, Producer: generate.ProducerEKS}
+	tests := []struct {
+		name    string
+		data    string
+		wantErr bool
+	}{
+		{name: "well-formed", data: "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"//\"\n\n--//\nContent-Type: application/node.eks.aws\n\n" + nodeConfig + "--//--\n"},
+		{name: "the NodeConfig past the closing boundary", wantErr: true,
+			data: "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"//\"\n\n--//\nContent-Type: text/x-shellscript\n\necho a\n--//--\n--//\nContent-Type: application/node.eks.aws\n\n" + nodeConfig + "--//--\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr strings.Builder
+			err := checkOutput(in, []byte(tc.data), &stderr)
+			if (err != nil) != tc.wantErr || (err != nil && !errors.Is(err, diag.ErrInvalidConfig)) {
+				t.Fatalf("checkOutput() = %v, want an error: %v", err, tc.wantErr)
+			}
+			if tc.wantErr && !strings.Contains(stderr.String(), "the user data this command wrote fails its own check: ") {
+				t.Errorf("stderr %q", stderr.String())
+			}
 		})
 	}
 }

@@ -1,7 +1,10 @@
 package convert
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
+	"mime/multipart"
 	"strings"
 )
 
@@ -22,23 +25,70 @@ type MIMEPart struct {
 }
 
 // MIME writes parts, in order, as a multipart/mixed document with the
-// fixed boundary MIMEBoundary, so output is byte-for-byte stable: the
-// MIME-Version and Content-Type headers, then each part's Content-Type, a
-// blank line and its body (ended by a newline), then the closing boundary.
+// boundary Boundary picks (MIMEBoundary unless a part holds its delimiter),
+// so output is byte-for-byte stable: the MIME-Version and Content-Type
+// headers, then each part's Content-Type, a blank line and its body (ended
+// by a newline), then the closing boundary.
 func MIME(parts ...MIMEPart) []byte {
+	boundary := Boundary(parts)
 	var b bytes.Buffer
 	b.WriteString("MIME-Version: 1.0\n")
-	b.WriteString(`Content-Type: multipart/mixed; boundary="` + MIMEBoundary + "\"\n\n")
+	b.WriteString(`Content-Type: multipart/mixed; boundary="` + boundary + "\"\n\n")
 	for _, p := range parts {
-		b.WriteString("--" + MIMEBoundary + "\n")
+		b.WriteString("--" + boundary + "\n")
 		b.WriteString("Content-Type: " + p.ContentType + "\n\n")
 		b.Write(p.Body)
 		if !strings.HasSuffix(string(p.Body), "\n") {
 			b.WriteByte('\n')
 		}
 	}
-	b.WriteString("--" + MIMEBoundary + "--\n")
+	b.WriteString("--" + boundary + "--\n")
 	return b.Bytes()
+}
+
+// maxBoundaryTries bounds the search for a boundary; parts holding that
+// many delimiter lines are not user data.
+const maxBoundaryTries = 1000
+
+// Boundary returns the boundary MIME writes parts with: MIMEBoundary,
+// unless a line of a part starts with its delimiter ("--//", which every
+// MIME reader takes for the end of the part), then the first of
+// "==nodeboot-1==", "==nodeboot-2==", … that starts no line of any part.
+// Each is a boundary Go's mime/multipart writer accepts (RFC 2046: 1 to 70
+// characters of its set).
+func Boundary(parts []MIMEPart) string {
+	for i := 0; i < maxBoundaryTries; i++ {
+		b := MIMEBoundary
+		if i > 0 {
+			b = fmt.Sprintf("==nodeboot-%d==", i)
+		}
+		if validBoundary(b) && !delimitsAny(b, parts) {
+			return b
+		}
+	}
+	panic("convert: no MIME boundary fits the parts") // unreachable for parts under 1,000 delimiter lines
+}
+
+// validBoundary reports whether Go's mime/multipart writer accepts b.
+func validBoundary(b string) bool {
+	return multipart.NewWriter(nil).SetBoundary(b) == nil
+}
+
+// delimitsAny reports whether a line of a part starts with b's delimiter,
+// as mime/multipart's reader recognises one (leading "--" and the
+// boundary, whatever follows).
+func delimitsAny(boundary string, parts []MIMEPart) bool {
+	delim := []byte("--" + boundary)
+	for _, p := range parts {
+		sc := bufio.NewScanner(bytes.NewReader(p.Body))
+		sc.Buffer(nil, len(p.Body)+1)
+		for sc.Scan() {
+			if bytes.HasPrefix(bytes.TrimLeft(sc.Bytes(), " \t"), delim) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mimeDocument wraps one part in a multipart/mixed document.

@@ -155,6 +155,10 @@ func assembleMIME(in *injection, ex extras, user []Part) (Output, error) {
 	for i, p := range parts {
 		mime[i] = convert.MIMEPart{ContentType: p.ContentType, Body: p.Body}
 	}
+	if b := convert.Boundary(mime); b != convert.MIMEBoundary {
+		in.notes.add("a part has a line starting with --%s, the delimiter of the boundary %s writes with: its own merge would end the part there; this user data uses the boundary %q instead",
+			convert.MIMEBoundary, in.producer.Name(), b)
+	}
 	return Output{UserData: convert.MIME(mime...), Parts: parts}, nil
 }
 

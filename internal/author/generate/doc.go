@@ -43,7 +43,9 @@
 //     karpenter.sh/unregistered:NoExecute.
 //
 // Every MIME document uses the boundary "//" (eksctl uses a random one;
-// a fixed one keeps the output stable). Max pods are the group's value,
+// a fixed one keeps the output stable), unless a part holds a line starting
+// with "--//": then the first "==nodeboot-N==" that no part holds
+// (convert.Boundary), with a note. Max pods are the group's value,
 // else the VPC CNI formula for spec.instanceType from the embedded ENI
 // table, else left to the node. A group with only the cluster name gets
 // user data without endpoint and CA, which nodeboot (or bootstrap.sh,

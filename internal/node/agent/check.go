@@ -44,13 +44,28 @@ func Supplied(fields ...string) CheckOption {
 // the host (IMDS is read only for an imds:// source), then runs the extra
 // checkers on the documents.
 func (a *Agent) Check(ctx context.Context, sources []string, opts ...CheckOption) (diag.CheckReport, error) {
-	o := checkOptions{supplied: map[string]bool{}}
-	for _, opt := range opts {
-		opt(&o)
-	}
 	in, err := a.Read(ctx, sources)
 	if err != nil {
 		return diag.CheckReport{}, err
+	}
+	return report(in, sources, opts...), nil
+}
+
+// CheckUserData checks user data given as bytes, named uri, the way Check
+// checks a source: userdata generate and merge check their own output with
+// it before printing it.
+func (a *Agent) CheckUserData(uri string, data []byte, opts ...CheckOption) diag.CheckReport {
+	docs, problems := userdata.Split(diag.Source{URI: uri}, data)
+	in := Input{Problems: problems}
+	a.decode(&in, docs)
+	return report(in, []string{uri}, opts...)
+}
+
+// report merges and validates what was read and runs the checkers.
+func report(in Input, sources []string, opts ...CheckOption) diag.CheckReport {
+	o := checkOptions{supplied: map[string]bool{}}
+	for _, opt := range opts {
+		opt(&o)
 	}
 	rep := diag.CheckReport{Documents: in.DocumentInfos(), Problems: in.Problems}
 	for _, check := range o.checkers {
@@ -81,7 +96,7 @@ func (a *Agent) Check(ctx context.Context, sources []string, opts ...CheckOption
 	}
 	sortProblems(rep.Documents, rep.Problems)
 	rep.Valid = !rep.Problems.HasErrors()
-	return rep, nil
+	return rep
 }
 
 // sortProblems orders problems as a reader meets them: by document, then

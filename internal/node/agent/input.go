@@ -43,15 +43,20 @@ func (a *Agent) Read(ctx context.Context, sources []string) (Input, error) {
 			return in, err // names the source already
 		}
 		in.Problems = append(in.Problems, problems...)
-		for _, doc := range docs {
-			in.Documents = append(in.Documents, doc)
-			frags, problems := DecodeDocument(doc)
-			in.Fragments = append(in.Fragments, frags...)
-			in.Problems = append(in.Problems, problems...)
-			in.Problems = append(in.Problems, fragment.CheckExpressions(frags, a.Expressions)...)
-		}
+		a.decode(&in, docs)
 	}
 	return in, nil
+}
+
+// decode decodes docs into in.
+func (a *Agent) decode(in *Input, docs []userdata.Document) {
+	for _, doc := range docs {
+		in.Documents = append(in.Documents, doc)
+		frags, problems := DecodeDocument(doc)
+		in.Fragments = append(in.Fragments, frags...)
+		in.Problems = append(in.Problems, problems...)
+		in.Problems = append(in.Problems, fragment.CheckExpressions(frags, a.Expressions)...)
+	}
 }
 
 // DecodeDocument dispatches on the document's format (see package fragment).

@@ -1,0 +1,58 @@
+package convert
+
+import (
+	"bytes"
+	"io"
+	"mime"
+	"mime/multipart"
+	"strings"
+	"testing"
+)
+
+// TestMIMEIsWellFormed writes parts holding delimiter-like lines and reads
+// the document back with Go's mime/multipart reader: every part comes back
+// whole, in order, and the boundary is "//" exactly when no part starts a
+// line with "--//".
+func TestMIMEIsWellFormed(t *testing.T) {
+	tests := []struct {
+		name         string
+		bodies       []string
+		wantBoundary string
+	}{
+		{name: "plain parts", bodies: []string{"#!/bin/bash\necho hi\n", "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\n"}, wantBoundary: "//"},
+		{name: "URLs and // inside lines are fine", bodies: []string{"curl https://example.com//x\n# --not a delimiter //\n"}, wantBoundary: "//"},
+		{name: "a line starting with --//", bodies: []string{"#!/bin/bash\necho a\n--//\necho b\n", "kind: NodeConfig\n"}, wantBoundary: "==nodeboot-1=="},
+		{name: "the closing delimiter", bodies: []string{"echo a\n--//--\necho b"}, wantBoundary: "==nodeboot-1=="},
+		{name: "indented delimiter", bodies: []string{"cat <<EOF\n  --//\nEOF\n"}, wantBoundary: "==nodeboot-1=="},
+		{name: "the fallback taken too", bodies: []string{"--//\n", "--==nodeboot-1==\n"}, wantBoundary: "==nodeboot-2=="},
+		{name: "no final newline", bodies: []string{"echo a"}, wantBoundary: "//"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var parts []MIMEPart
+			for _, b := range tc.bodies {
+				parts = append(parts, MIMEPart{ContentType: ContentTypeShell, Body: []byte(b)})
+			}
+			doc := MIME(parts...)
+			_, params, err := mime.ParseMediaType(strings.TrimPrefix(strings.SplitN(string(doc), "\n", 3)[1], "Content-Type: "))
+			if err != nil || params["boundary"] != tc.wantBoundary {
+				t.Fatalf("boundary %q (%v), want %q", params["boundary"], err, tc.wantBoundary)
+			}
+			body := doc[bytes.Index(doc, []byte("\n\n"))+2:]
+			r := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+			for i, want := range tc.bodies {
+				p, err := r.NextPart()
+				if err != nil {
+					t.Fatalf("part %d: %v", i, err)
+				}
+				got, _ := io.ReadAll(p)
+				if strings.TrimSuffix(string(got), "\n") != strings.TrimSuffix(want, "\n") {
+					t.Errorf("part %d = %q, want %q", i, got, want)
+				}
+			}
+			if _, err := r.NextPart(); err != io.EOF {
+				t.Errorf("after the parts: %v, want the end of the document", err)
+			}
+		})
+	}
+}
