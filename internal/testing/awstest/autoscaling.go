@@ -407,6 +407,29 @@ func (s *AutoScaling) launch(grp *group, immediate bool) {
 	if err != nil {
 		return // validated on every change; cannot happen
 	}
+	in := s.newInstance(grp, version, data)
+	grp.instances = append(grp.instances, in)
+	s.ec2.AddInstance(Instance{
+		ID: in.ID, InstanceType: in.InstanceType, PrivateDNSName: in.PrivateDNSName,
+		Interfaces:       []NetworkInterface{{PrivateIPs: []string{in.PrivateIP}}},
+		AvailabilityZone: in.Zone, ImageID: in.ImageID, State: "running",
+		Tags: map[string]string{
+			"aws:autoscaling:groupName":     grp.Name,
+			"aws:ec2launchtemplate:id":      grp.LaunchTemplateID,
+			"aws:ec2launchtemplate:version": strconv.Itoa(version),
+		},
+	})
+	if immediate || s.launchDelay <= 0 {
+		s.enterService(in)
+		return
+	}
+	id := in.ID
+	time.AfterFunc(s.launchDelay, func() { s.enterServiceLater(id) })
+}
+
+// newInstance is the next instance of grp, in its least used zone, Pending;
+// s.mu is held.
+func (s *AutoScaling) newInstance(grp *group, version int, data LaunchTemplateData) *GroupInstance {
 	perZone := map[string]int{}
 	for _, in := range grp.instances {
 		perZone[in.Zone]++
@@ -421,43 +444,30 @@ func (s *AutoScaling) launch(grp *group, immediate bool) {
 	n := s.next
 	zi := slices.Index(grp.Zones, zone)
 	ip := fmt.Sprintf("10.%d.%d.%d", grp.subnet, zi*64+n/250%64, n%250+4)
-	in := &GroupInstance{
+	return &GroupInstance{
 		ID: fmt.Sprintf("i-%017x", 0xa5a000+n), Group: grp.Name, Zone: zone,
 		InstanceType: firstNonEmpty(data.InstanceType, grp.InstanceType, "m5.large"),
 		PrivateIP:    ip, PrivateDNSName: "ip-" + strings.ReplaceAll(ip, ".", "-") + "." + regionOf(zone) + ".compute.internal",
 		LaunchTemplateID: grp.LaunchTemplateID, LaunchTemplateVersion: grp.LaunchTemplateVersion,
 		ResolvedVersion: version, ImageID: data.ImageID, LifecycleState: LifecyclePending, LaunchTime: time.Now(),
 	}
-	grp.instances = append(grp.instances, in)
-	s.ec2.AddInstance(Instance{
-		ID: in.ID, InstanceType: in.InstanceType, PrivateDNSName: in.PrivateDNSName,
-		Interfaces:       []NetworkInterface{{PrivateIPs: []string{in.PrivateIP}}},
-		AvailabilityZone: zone, ImageID: in.ImageID, State: "running",
-		Tags: map[string]string{
-			"aws:autoscaling:groupName":     grp.Name,
-			"aws:ec2launchtemplate:id":      grp.LaunchTemplateID,
-			"aws:ec2launchtemplate:version": strconv.Itoa(version),
-		},
-	})
-	if immediate || s.launchDelay <= 0 {
-		s.enterService(in)
+}
+
+// enterServiceLater puts the instance id in service after its launch
+// delay, unless the server closed or the instance left Pending meanwhile.
+func (s *AutoScaling) enterServiceLater(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
 		return
 	}
-	id := in.ID
-	time.AfterFunc(s.launchDelay, func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.closed {
-			return
-		}
-		for _, g := range s.groups {
-			for _, in := range g.instances {
-				if in.ID == id && in.LifecycleState == LifecyclePending {
-					s.enterService(in)
-				}
+	for _, g := range s.groups {
+		for _, in := range g.instances {
+			if in.ID == id && in.LifecycleState == LifecyclePending {
+				s.enterService(in)
 			}
 		}
-	})
+	}
 }
 
 // enterService marks in InService and queues the hook; s.mu is held.

@@ -1,12 +1,14 @@
 package app
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
@@ -16,6 +18,21 @@ import (
 // writeReport prints a pre-flight plan: the rollout's shape, the estimate
 // and, per outdated node, what its drain will meet.
 func writeReport(w io.Writer, r plan.Report) error {
+	if _, err := io.WriteString(w, reportHeader(r)+"\n"); err != nil {
+		return err
+	}
+	blocking, err := writeNodeTable(w, r.Nodes)
+	if err != nil {
+		return err
+	}
+	text := findingsText(r.Nodes) + fmt.Sprintf("\n%d of %d nodes have pods that will block their drain (PodEvictionFailure after %s unless --force).\n",
+		blocking, len(r.Nodes), r.DrainTimeout)
+	_, err = io.WriteString(w, text)
+	return err
+}
+
+// reportHeader is the plan's shape, estimate and warnings.
+func reportHeader(r plan.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Rollout plan for Auto Scaling group %s\n", r.Group)
 	fmt.Fprintf(&b, "  target:    %s\n", r.Target)
@@ -33,13 +50,16 @@ func writeReport(w io.Writer, r plan.Report) error {
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(&b, "  warning:   %s\n", warn)
 	}
-	if _, err := io.WriteString(w, b.String()+"\n"); err != nil {
-		return err
-	}
+	return b.String()
+}
+
+// writeNodeTable prints one row per outdated node and returns how many
+// have pods that block their drain.
+func writeNodeTable(w io.Writer, nodes []plan.NodeReport) (int, error) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NODE\tINSTANCE\tZONE\tVERSION\tPODS\tDRAIN\tBLOCKS")
 	blocking := 0
-	for _, n := range r.Nodes {
+	for _, n := range nodes {
 		blocks := "-"
 		if n.Blocks() {
 			blocks = "yes"
@@ -47,11 +67,13 @@ func writeReport(w io.Writer, r plan.Report) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", orDash(n.Name), n.InstanceID, n.Zone, n.Version, n.Pods, n.Drain.Round(time.Second), blocks)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	b.Reset()
-	for _, n := range r.Nodes {
+	return blocking, tw.Flush()
+}
+
+// findingsText lists, per node, what its drain will meet.
+func findingsText(nodes []plan.NodeReport) string {
+	var b strings.Builder
+	for _, n := range nodes {
 		if len(n.Findings) == 0 {
 			continue
 		}
@@ -61,88 +83,138 @@ func writeReport(w io.Writer, r plan.Report) error {
 			if f.Blocks {
 				mark = "  BLOCK"
 			}
-			pod := f.Pod
-			if pod == "" {
-				pod = "(node)"
-			}
-			fmt.Fprintf(&b, "%s %s: %s: %s\n", mark, pod, f.Kind, f.Detail)
+			fmt.Fprintf(&b, "%s %s: %s: %s\n", mark, cmp.Or(f.Pod, "(node)"), f.Kind, f.Detail)
 		}
 	}
-	fmt.Fprintf(&b, "\n%d of %d nodes have pods that will block their drain (PodEvictionFailure after %s unless --force).\n", blocking, len(r.Nodes), r.DrainTimeout)
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
+}
+
+// statusView is what status shows of a rollout at a time: the data, laid
+// out by writeStatus.
+type statusView struct {
+	// lines are the summary: phase, group, progress, what happens now,
+	// the failure and the conditions.
+	lines []string
+	// nodes are the rows of the nodes in flight or in the current batch.
+	nodes []nodeRow
+	// blockers say what blocks those nodes now.
+	blockers []string
+}
+
+// nodeRow is one picked node's row.
+type nodeRow struct {
+	name, instance, zone string
+	batch, evictions     int32
+	step                 rolloutv1.NodeStep
+	drainingFor          string
 }
 
 // writeStatus prints a rollout's progress: nodes done of total, the
 // current batch, and what blocks now.
 func writeStatus(w io.Writer, ro *rolloutv1.NodeGroupRollout, now time.Time) error {
-	st := ro.Status
-	var b strings.Builder
-	fmt.Fprintf(&b, "nodegrouprollout %s: %s", ro.Name, phaseOrPending(st.Phase))
-	if st.Phase == rolloutv1.PhasePaused {
-		fmt.Fprintf(&b, " (in %s)", st.ResumePhase)
-	}
-	fmt.Fprintf(&b, "\n  group %s", ro.Spec.NodeGroup.AutoScalingGroupName)
-	if st.Target != nil {
-		fmt.Fprintf(&b, ", target launch template %s version %s", st.Target.ID, st.Target.Version)
-	}
-	fmt.Fprintf(&b, ", strategy %s", plan.SettingsOf(ro.Spec).Strategy)
-	if st.Surge > 0 {
-		fmt.Fprintf(&b, ", surge %d", st.Surge)
-	}
-	if st.MaxUnavailable > 0 {
-		fmt.Fprintf(&b, ", %d at a time", st.MaxUnavailable)
-	}
-	fmt.Fprintf(&b, "\n  progress: %s %d/%d nodes replaced, batch %d", bar(st.NodesReplaced, st.NodesTotal, 30), st.NodesReplaced, st.NodesTotal, st.Batch)
-	if st.StartTime != nil {
-		end := now
-		if st.CompletionTime != nil {
-			end = st.CompletionTime.Time
-		}
-		fmt.Fprintf(&b, ", %s elapsed", end.Sub(st.StartTime.Time).Round(time.Second))
-	}
-	if st.Message != "" {
-		fmt.Fprintf(&b, "\n  now: %s", st.Message)
-	}
-	if f := st.Failure; f != nil {
-		fmt.Fprintf(&b, "\n  FAILED %s: %s", f.Code, f.Message)
-	}
-	b.WriteString("\n")
-	if _, err := io.WriteString(w, b.String()); err != nil {
+	v := viewStatus(ro, now)
+	if _, err := io.WriteString(w, strings.Join(v.lines, "\n  ")+"\n"); err != nil {
 		return err
 	}
-	var current []rolloutv1.NodeProgress
-	for _, n := range st.Nodes {
-		if n.Batch == st.Batch || n.Step == rolloutv1.StepDraining || n.Step == rolloutv1.StepWaitingAfterDrain || n.Step == rolloutv1.StepTerminating {
-			current = append(current, n)
-		}
-	}
-	if len(current) > 0 {
+	if len(v.nodes) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  NODE\tINSTANCE\tZONE\tBATCH\tSTEP\tEVICTIONS\tDRAINING FOR")
-		for _, n := range current {
-			since := "-"
-			if n.DrainStartTime != nil {
-				end := now
-				if n.DrainedTime != nil {
-					end = n.DrainedTime.Time
-				}
-				since = end.Sub(n.DrainStartTime.Time).Round(time.Second).String()
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\t%d\t%s\n", orDash(n.Name), n.InstanceID, n.Zone, n.Batch, n.Step, n.Evictions, since)
+		for _, n := range v.nodes {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\t%d\t%s\n", n.name, n.instance, n.zone, n.batch, n.step, n.evictions, n.drainingFor)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 	}
-	b.Reset()
-	for _, n := range current {
-		for _, bl := range n.Blockers {
-			fmt.Fprintf(&b, "  blocking on %s for %s: %s\n", orDash(n.Name), now.Sub(bl.Since.Time).Round(time.Second), plan.BlockerText(bl))
+	for _, b := range v.blockers {
+		if _, err := io.WriteString(w, "  "+b+"\n"); err != nil {
+			return err
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return nil
+}
+
+// viewStatus computes what status shows.
+func viewStatus(ro *rolloutv1.NodeGroupRollout, now time.Time) statusView {
+	st := ro.Status
+	title := fmt.Sprintf("nodegrouprollout %s: %s", ro.Name, phaseOrPending(st.Phase))
+	if st.Phase == rolloutv1.PhasePaused {
+		title += fmt.Sprintf(" (in %s)", st.ResumePhase)
+	}
+	v := statusView{lines: []string{title, groupLine(ro), progressLine(st, now)}}
+	if st.Message != "" {
+		v.lines = append(v.lines, "now: "+st.Message)
+	}
+	if f := st.Failure; f != nil {
+		v.lines = append(v.lines, fmt.Sprintf("FAILED %s: %s", f.Code, f.Message))
+	}
+	if c := conditionsLine(st.Conditions); c != "" {
+		v.lines = append(v.lines, c)
+	}
+	for _, n := range st.Nodes {
+		if n.Batch == st.Batch || n.Step == rolloutv1.StepDraining || n.Step == rolloutv1.StepWaitingAfterDrain || n.Step == rolloutv1.StepTerminating {
+			v.nodes = append(v.nodes, rowOf(n, now))
+			for _, bl := range n.Blockers {
+				v.blockers = append(v.blockers, fmt.Sprintf("blocking on %s for %s: %s", orDash(n.Name), now.Sub(bl.Since.Time).Round(time.Second), plan.BlockerText(bl)))
+			}
+		}
+	}
+	return v
+}
+
+// groupLine names the group, the target and the shape.
+func groupLine(ro *rolloutv1.NodeGroupRollout) string {
+	st := ro.Status
+	line := "group " + ro.Spec.NodeGroup.AutoScalingGroupName
+	if st.Target != nil {
+		line += fmt.Sprintf(", target launch template %s version %s", st.Target.ID, st.Target.Version)
+	}
+	line += ", strategy " + string(plan.SettingsOf(ro.Spec).Strategy)
+	if st.Surge > 0 {
+		line += fmt.Sprintf(", surge %d", st.Surge)
+	}
+	if st.MaxUnavailable > 0 {
+		line += fmt.Sprintf(", %d at a time", st.MaxUnavailable)
+	}
+	return line
+}
+
+// progressLine is the bar, the counts, the batch and the time taken.
+func progressLine(st rolloutv1.NodeGroupRolloutStatus, now time.Time) string {
+	line := fmt.Sprintf("progress: %s %d/%d nodes replaced, batch %d", bar(st.NodesReplaced, st.NodesTotal, 30), st.NodesReplaced, st.NodesTotal, st.Batch)
+	if st.StartTime != nil {
+		end := now
+		if st.CompletionTime != nil {
+			end = st.CompletionTime.Time
+		}
+		line += fmt.Sprintf(", %s elapsed", end.Sub(st.StartTime.Time).Round(time.Second))
+	}
+	return line
+}
+
+// conditionsLine shows the conditions as TYPE=STATUS (REASON).
+func conditionsLine(conds []metav1.Condition) string {
+	var parts []string
+	for _, c := range conds {
+		parts = append(parts, fmt.Sprintf("%s=%s (%s)", c.Type, c.Status, c.Reason))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "conditions: " + strings.Join(parts, ", ")
+}
+
+// rowOf is a picked node's row: how long it has drained (or took to).
+func rowOf(n rolloutv1.NodeProgress, now time.Time) nodeRow {
+	since := "-"
+	if n.DrainStartTime != nil {
+		end := now
+		if n.DrainedTime != nil {
+			end = n.DrainedTime.Time
+		}
+		since = end.Sub(n.DrainStartTime.Time).Round(time.Second).String()
+	}
+	return nodeRow{name: orDash(n.Name), instance: n.InstanceID, zone: n.Zone, batch: n.Batch, step: n.Step, evictions: n.Evictions, drainingFor: since}
 }
 
 // bar draws done/total as a bar of width cells.

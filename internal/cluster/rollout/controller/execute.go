@@ -28,60 +28,86 @@ const awsWorkers = 4
 // two things on one node in one step) and idempotent. A failure does not
 // stop the others; the errors are joined.
 func (r *Reconciler) execute(ctx context.Context, rollout string, g nodegroup.Group, actions []plan.Action) (plan.Results, error) {
-	var (
-		res   plan.Results
-		mu    sync.Mutex
-		errs  []error
-		tasks []func()
-		// evictions run last, in the planner's order (node by node), and
-		// skip the pods of a budget that refused in this step (refusals).
-		evictions []eviction
-	)
-	report := func(a plan.Action, err error) {
-		r.Metrics.action(a, err)
-		if err != nil {
-			mu.Lock()
-			errs = append(errs, fmt.Errorf("%s: %w", a, err))
-			mu.Unlock()
-		}
+	e := &execution{r: r, ctx: ctx, rollout: rollout, group: g, aws: make(chan struct{}, awsWorkers)}
+	r.run(e.tasks(actions))
+	return e.res, errors.Join(e.errs...)
+}
+
+// execution is one planning step's actions being carried out.
+type execution struct {
+	r       *Reconciler
+	ctx     context.Context
+	rollout string
+	group   nodegroup.Group
+	// aws bounds the Auto Scaling calls made at the same time.
+	aws chan struct{}
+	// seen holds the budgets that refused an eviction in this step.
+	seen refusals
+
+	mu   sync.Mutex
+	res  plan.Results
+	errs []error
+}
+
+// report counts an action's outcome and keeps its error.
+func (e *execution) report(a plan.Action, err error) {
+	e.r.Metrics.action(a, err)
+	if err != nil {
+		e.mu.Lock()
+		e.errs = append(e.errs, fmt.Errorf("%s: %w", a, err))
+		e.mu.Unlock()
 	}
-	aws := make(chan struct{}, awsWorkers)
+}
+
+// tasks carries out the group actions, in order, and returns the others as
+// tasks; evictions come last, in the planner's order (node by node), and
+// skip the pods of a budget that refused in this step (refusals).
+func (e *execution) tasks(actions []plan.Action) []func() {
+	var tasks, evictions []func()
 	for _, a := range actions {
 		switch a := a.(type) {
 		case plan.ResolveTarget, plan.CreateTarget, plan.SetLaunchTemplate, plan.SetSizes:
-			report(a, r.groupAction(ctx, rollout, g, a, &res))
+			e.report(a, e.r.groupAction(e.ctx, e.rollout, e.group, a, &e.res))
 		case plan.Evict:
 			for _, ref := range a.Pods {
-				evictions = append(evictions, eviction{node: a.Node, pod: ref})
+				evictions = append(evictions, e.evictTask(eviction{node: a.Node, pod: ref}))
 			}
 		case plan.Delete:
-			for _, ref := range a.Pods {
-				tasks = append(tasks, func() { report(a, r.deletePod(ctx, ref)) })
-			}
-			for _, ref := range a.Terminating {
-				tasks = append(tasks, func() { report(a, r.deletePod(ctx, ref, client.GracePeriodSeconds(0))) })
-			}
+			tasks = append(tasks, e.deleteTasks(a)...)
 		case plan.Terminate:
 			tasks = append(tasks, func() {
-				aws <- struct{}{}
-				defer func() { <-aws }()
-				report(a, r.terminate(ctx, rollout, g, a))
+				e.aws <- struct{}{}
+				defer func() { <-e.aws }()
+				e.report(a, e.r.terminate(e.ctx, e.rollout, e.group, a))
 			})
 		default:
-			tasks = append(tasks, func() { report(a, r.nodeAction(ctx, rollout, a)) })
+			tasks = append(tasks, func() { e.report(a, e.r.nodeAction(e.ctx, e.rollout, a)) })
 		}
 	}
-	var seen refusals
-	for _, e := range evictions {
-		tasks = append(tasks, func() {
-			er := r.evictOnce(ctx, e, &seen)
-			mu.Lock()
-			res.Evictions = append(res.Evictions, er)
-			mu.Unlock()
-		})
+	return append(tasks, evictions...)
+}
+
+// evictTask evicts one pod and records the answer.
+func (e *execution) evictTask(ev eviction) func() {
+	return func() {
+		er := e.r.evictOnce(e.ctx, ev, &e.seen)
+		e.mu.Lock()
+		e.res.Evictions = append(e.res.Evictions, er)
+		e.mu.Unlock()
 	}
-	r.run(tasks)
-	return res, errors.Join(errs...)
+}
+
+// deleteTasks deletes a node's pods, those already terminating with a zero
+// grace period.
+func (e *execution) deleteTasks(a plan.Delete) []func() {
+	var tasks []func()
+	for _, ref := range a.Pods {
+		tasks = append(tasks, func() { e.report(a, e.r.deletePod(e.ctx, ref)) })
+	}
+	for _, ref := range a.Terminating {
+		tasks = append(tasks, func() { e.report(a, e.r.deletePod(e.ctx, ref, client.GracePeriodSeconds(0))) })
+	}
+	return tasks
 }
 
 // run runs tasks on at most Workers goroutines and waits for them.

@@ -46,35 +46,44 @@ func (r *Reconciler) snapshot(ctx context.Context, ro *rolloutv1.NodeGroupRollou
 	for _, in := range state.Instances {
 		inGroup[in.ID] = true
 	}
+	if err := r.addGroupNodes(ctx, &snap, nodes.Items, inGroup); err != nil {
+		return plan.Snapshot{}, err
+	}
+	if ro.Spec.Abort || ro.DeletionTimestamp != nil {
+		// An abort releases every node the rollout touched, also those
+		// whose instance already left the group.
+		snap.Nodes = appendTouched(snap.Nodes, nodes.Items, ro.Name, inGroup)
+	}
+	return snap, nil
+}
+
+// addGroupNodes adds the Nodes of the group's instances to snap, with their
+// pods and the budgets of those pods' namespaces.
+func (r *Reconciler) addGroupNodes(ctx context.Context, snap *plan.Snapshot, nodes []corev1.Node, inGroup map[string]bool) error {
 	namespaces := map[string]bool{}
-	for i := range nodes.Items {
-		n := &nodes.Items[i]
+	for i := range nodes {
+		n := &nodes[i]
 		if !inGroup[plan.NodeInstanceID(n)] {
 			continue
 		}
 		snap.Nodes = append(snap.Nodes, *n)
 		var pods corev1.PodList
 		if err := r.Client.List(ctx, &pods, client.MatchingFields{NodeNameIndex: n.Name}, client.UnsafeDisableDeepCopy); err != nil {
-			return plan.Snapshot{}, fmt.Errorf("list pods of node %s: %w", n.Name, err)
+			return fmt.Errorf("list pods of node %s: %w", n.Name, err)
 		}
 		for _, p := range pods.Items {
 			namespaces[p.Namespace] = true
 		}
 		snap.Pods = append(snap.Pods, pods.Items...)
 	}
-	if ro.Spec.Abort {
-		// An abort releases every node the rollout touched, also those
-		// whose instance already left the group.
-		snap.Nodes = appendTouched(snap.Nodes, nodes.Items, ro.Name, inGroup)
-	}
 	for ns := range namespaces {
 		var pdbs policyv1.PodDisruptionBudgetList
 		if err := r.Client.List(ctx, &pdbs, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
-			return plan.Snapshot{}, fmt.Errorf("list pod disruption budgets of %s: %w", ns, err)
+			return fmt.Errorf("list pod disruption budgets of %s: %w", ns, err)
 		}
 		snap.PDBs = append(snap.PDBs, pdbs.Items...)
 	}
-	return snap, nil
+	return nil
 }
 
 // appendTouched adds the nodes outside the group that carry the rollout's

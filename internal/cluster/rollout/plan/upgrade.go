@@ -144,46 +144,67 @@ func (w *world) drain(d *Decision, p *rolloutv1.NodeProgress) {
 		d.Actions = append(d.Actions, Cordon{Node: node.Name})
 		return
 	}
-	var evict, doNotEvict, terminating []*corev1.Pod
-	for _, pod := range w.pods[node.Name] {
-		switch {
-		case !mustLeave(pod):
-		case pod.DeletionTimestamp != nil:
-			terminating = append(terminating, pod)
-		case doNotDisruptAnnotation(pod) != "":
-			doNotEvict = append(doNotEvict, pod)
-		default:
-			evict = append(evict, pod)
-		}
-	}
-	if len(evict)+len(doNotEvict)+len(terminating) == 0 {
+	left := w.podsLeft(node)
+	if left.count() == 0 {
 		w.drained(d, p)
 		return
 	}
-	p.Blockers = w.blockers(p, evict, doNotEvict, terminating)
+	p.Blockers = w.blockers(p, left.evict, left.doNotEvict, left.terminating)
 	due := p.LastEvictionTime == nil || !w.Now.Before(p.LastEvictionTime.Add(w.set.EvictionRetryInterval))
-	deadline := p.DrainDeadline.Time
-	if !w.Now.Before(deadline) {
-		if !w.set.Force {
-			w.fail(d, rolloutv1.PodEvictionFailure, evictionFailure(p, w.set.DrainTimeout, len(evict)+len(doNotEvict)+len(terminating)))
-			return
-		}
-		if due {
-			d.Actions = append(d.Actions, Delete{Node: node.Name, Pods: refs(append(evict, doNotEvict...)), Terminating: refs(terminating)})
+	if deadline := p.DrainDeadline.Time; w.Now.Before(deadline) {
+		if due && len(left.evict) > 0 {
+			d.Actions = append(d.Actions, Evict{Node: node.Name, Pods: w.refsWithBudgets(left.evict)})
 			p.LastEvictionTime = &w.now
-			p.Evictions += int32(len(evict) + len(doNotEvict) + len(terminating))
-		}
-	} else {
-		if due && len(evict) > 0 {
-			d.Actions = append(d.Actions, Evict{Node: node.Name, Pods: w.refsWithBudgets(evict)})
-			p.LastEvictionTime = &w.now
-			p.Evictions += int32(len(evict))
+			p.Evictions += int32(len(left.evict))
 		}
 		requeue(d, w.until(deadline))
+	} else if !w.pastDeadline(d, p, node.Name, left, due) {
+		return
 	}
 	// Refused evictions go again after the interval; with none, as soon as
 	// the answers are recorded (no event may follow a refusal).
 	requeue(d, max(w.set.EvictionRetryInterval, time.Millisecond))
+}
+
+// podsOnNode are a draining node's pods that must still leave, by how.
+type podsOnNode struct {
+	evict, doNotEvict, terminating []*corev1.Pod
+}
+
+func (p podsOnNode) count() int { return len(p.evict) + len(p.doNotEvict) + len(p.terminating) }
+
+// podsLeft sorts the pods of node that must leave: to evict, never to
+// evict (do-not-disrupt), already terminating.
+func (w *world) podsLeft(node *corev1.Node) podsOnNode {
+	var out podsOnNode
+	for _, pod := range w.pods[node.Name] {
+		switch {
+		case !mustLeave(pod):
+		case pod.DeletionTimestamp != nil:
+			out.terminating = append(out.terminating, pod)
+		case doNotDisruptAnnotation(pod) != "":
+			out.doNotEvict = append(out.doNotEvict, pod)
+		default:
+			out.evict = append(out.evict, pod)
+		}
+	}
+	return out
+}
+
+// pastDeadline handles a drain past its deadline: the rollout fails with
+// PodEvictionFailure, or with force the pods left are deleted (when due).
+// It reports whether the rollout goes on.
+func (w *world) pastDeadline(d *Decision, p *rolloutv1.NodeProgress, node string, left podsOnNode, due bool) bool {
+	if !w.set.Force {
+		w.fail(d, rolloutv1.PodEvictionFailure, evictionFailure(p, w.set.DrainTimeout, left.count()))
+		return false
+	}
+	if due {
+		d.Actions = append(d.Actions, Delete{Node: node, Pods: refs(append(left.evict, left.doNotEvict...)), Terminating: refs(left.terminating)})
+		p.LastEvictionTime = &w.now
+		p.Evictions += int32(left.count())
+	}
+	return true
 }
 
 // drained records that a node is empty and moves on to the wait.
