@@ -90,9 +90,10 @@ oracle: e2e-deps-aemm
 e2e: e2e-deps build
 	NODEBOOT_REQUIRE_E2E=1 $(PLAIN) $(GO) test $(PLAINFLAGS) -count=1 -tags e2e -v -timeout 60m ./test/e2e/
 
-## bench-rollout: the 500-node kwok rollout scale benchmark (needs root; not part of make test).
+## bench-rollout: the 500-node kwok rollout scale benchmark, BENCH_NODES=1000 for 1,000 (needs root; not part of make test).
+BENCH_NODES ?= 500
 bench-rollout: e2e-deps build
-	NODEBOOT_REQUIRE_E2E=1 NODEBOOT_BENCH_ROLLOUT=1 $(PLAIN) $(GO) test $(PLAINFLAGS) -count=1 -tags e2e -v -timeout 60m -run TestRolloutScale ./test/e2e/
+	NODEBOOT_REQUIRE_E2E=1 NODEBOOT_BENCH_ROLLOUT=1 NODEBOOT_BENCH_NODES=$(BENCH_NODES) $(PLAIN) $(GO) test $(PLAINFLAGS) -count=1 -tags e2e -v -timeout 60m -run TestRolloutScale ./test/e2e/
 
 ## bench-approver: 1,000 nodes' serving CSRs in 1.5 s against the harness's own floor (needs root; not part of make test).
 bench-approver: e2e-deps build
