@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -68,6 +69,11 @@ func managerOptions(scheme *runtime.Scheme, log logr.Logger, cacheOpts cache.Opt
 		HealthProbeBindAddress:        o.HealthProbeBindAddress,
 		PprofBindAddress:              o.PprofBindAddress,
 		Cache:                         cacheOpts,
+		// Unstructured objects are read from the informers too (the
+		// rollout controller reads its rollouts so, to decode each one
+		// itself); controller-runtime otherwise sends every such read to
+		// the API server.
+		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 	}
 }
 

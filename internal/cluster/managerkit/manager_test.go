@@ -49,6 +49,11 @@ func TestManagerOptions(t *testing.T) {
 			if got.Cache.DefaultTransform == nil {
 				t.Errorf("cache options not passed on: %+v", got.Cache)
 			}
+			// Unstructured reads come from the informers too; without it,
+			// each of the rollout controller's planning steps was a GET.
+			if c := got.Client.Cache; c == nil || !c.Unstructured {
+				t.Errorf("client cache options %+v: unstructured objects are read from the API server", c)
+			}
 		})
 	}
 }
