@@ -17,6 +17,7 @@ import (
 	"github.com/nodeboot/nodeboot/internal/aws/awsconfig"
 	"github.com/nodeboot/nodeboot/internal/aws/awsconfig/sdkdefault"
 	"github.com/nodeboot/nodeboot/internal/aws/ec2"
+	"github.com/nodeboot/nodeboot/internal/aws/ec2/ec2instance"
 	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 )
@@ -367,26 +368,53 @@ func TestClusterHomeFailureIsAnswered(t *testing.T) {
 	}
 }
 
-// TestCallsArePaced: with a rate of 10 calls a second and no burst, the
-// second call starts at least 100 ms after the first (a lower bound the
+// startRecorder records when each call starts.
+type startRecorder struct {
+	mu     sync.Mutex
+	starts []time.Time
+}
+
+func (r *startRecorder) note() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.starts = append(r.starts, time.Now())
+}
+
+func (r *startRecorder) InstancesByFilter(context.Context, string, []string) ([]ec2instance.Instance, error) {
+	r.note()
+	return nil, nil
+}
+
+// TestCallsArePaced: with a rate of 10 calls a second and no burst, each
+// call starts at least 100 ms after the one before (a lower bound the
 // limiter guarantees, whatever the machine's load).
 func TestCallsArePaced(t *testing.T) {
-	s, f := newSource(t, Options{Rate: 10, Burst: 1})
-	starts := make(chan time.Time, 4)
-	s.opts.ObserveCall = func(string, int, error) { starts <- time.Now() }
-	lookup(t, s, f, policy.InstanceKey{ID: instanceA}) // DescribeCluster, then DescribeInstances
-	lookup(t, s, f, policy.InstanceKey{ID: instanceB})
-	close(starts)
-	var at []time.Time
-	for ts := range starts {
-		at = append(at, ts)
+	rec := &startRecorder{}
+	home := func(context.Context) (policy.ClusterHome, error) { rec.note(); return testHome, nil }
+	s := New(rec, home, Options{Rate: 10, Burst: 1, Window: time.Millisecond})
+	ready := make(chan policy.InstanceKey, 10)
+	s.OnReady(func(k policy.InstanceKey) { ready <- k })
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() { _ = s.Start(ctx) }()
+	for _, id := range []string{instanceA, instanceB} {
+		if _, ok := s.Lookup(t.Context(), policy.InstanceKey{ID: id}); ok {
+			t.Fatal("answered before any call")
+		}
+		select {
+		case <-ready:
+		case <-time.After(hangGuard):
+			t.Fatal("no answer")
+		}
 	}
-	if len(at) != 3 {
-		t.Fatalf("%d calls, want 3", len(at))
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.starts) != 3 {
+		t.Fatalf("%d calls, want 3 (DescribeCluster, then two DescribeInstances)", len(rec.starts))
 	}
-	for i := 1; i < len(at); i++ {
-		if gap := at[i].Sub(at[i-1]); gap < 90*time.Millisecond {
-			t.Errorf("call %d came %s after the previous one, want at least 100ms", i+1, gap)
+	for i := 1; i < len(rec.starts); i++ {
+		if gap := rec.starts[i].Sub(rec.starts[i-1]); gap < 95*time.Millisecond {
+			t.Errorf("call %d started %s after the previous one, want at least 100ms", i+1, gap)
 		}
 	}
 }
