@@ -3,20 +3,18 @@
 package e2e
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
 	"github.com/nodeboot/nodeboot/internal/config/kubeleteffective"
 	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
+	"github.com/nodeboot/nodeboot/internal/config/systemdsyntax"
 )
 
 // Paths nodeadm (and so nodeboot) writes on the node.
@@ -78,27 +76,13 @@ func flagValue(args []string, name string) string {
 	return v
 }
 
-// readEnvFile parses KEY=VALUE lines (systemd EnvironmentFile subset).
+// readEnvFile reads a systemd EnvironmentFile as systemd does.
 func readEnvFile(path string) (map[string]string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			return nil, fmt.Errorf("%s: line %q is not KEY=VALUE", path, line)
-		}
-		out[k] = v
-	}
-	return out, sc.Err()
+	return systemdsyntax.ParseEnvironmentFile(data), nil
 }
 
 func sortedKeys[M ~map[string]V, V any](m M) []string {

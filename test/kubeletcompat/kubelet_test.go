@@ -26,6 +26,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
+	"github.com/nodeboot/nodeboot/internal/config/systemdsyntax"
 	"github.com/nodeboot/nodeboot/internal/node/render"
 	"github.com/nodeboot/nodeboot/internal/node/render/kubelet"
 )
@@ -131,22 +132,20 @@ func writeFiles(t *testing.T, root string, files []render.File) {
 }
 
 // readEnvironment splits the EnvironmentFile into the kubelet arguments
-// and the other variables.
+// and the other variables, as systemd reads it.
 func readEnvironment(t *testing.T, path string) (args, env []string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		k, v, _ := strings.Cut(line, "=")
-		if k == kubelet.ArgsVariable {
-			if args, err = kubeletflag.SystemdWords(v); err != nil {
-				t.Fatal(err)
-			}
-		} else {
-			env = append(env, line)
-		}
+	vars := systemdsyntax.ParseEnvironmentFile(data)
+	if args, err = kubeletflag.SystemdWords(vars[kubelet.ArgsVariable]); err != nil {
+		t.Fatal(err)
+	}
+	delete(vars, kubelet.ArgsVariable)
+	for k, v := range vars {
+		env = append(env, k+"="+v)
 	}
 	return args, env
 }

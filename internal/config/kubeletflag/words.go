@@ -5,85 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/nodeboot/nodeboot/internal/config/systemdsyntax"
 )
-
-// Errors returned (wrapped) by SystemdWords.
-var (
-	// ErrUnterminatedQuote means a ' or " is never closed.
-	ErrUnterminatedQuote = errors.New("unterminated quote")
-	// ErrDanglingBackslash means the text ends with a lone backslash.
-	ErrDanglingBackslash = errors.New("dangling backslash")
-)
-
-// SystemdWords splits s the way systemd splits an unquoted $VARIABLE on a
-// command line: on blanks, removing quotes. Single quotes keep everything
-// literally; inside double quotes a backslash escapes " \ $ and `; outside
-// quotes it escapes any character. An empty quoted string is a word of
-// its own. Nothing is expanded. Errors wrap ErrUnterminatedQuote or
-// ErrDanglingBackslash.
-func SystemdWords(s string) ([]string, error) {
-	var (
-		out     []string
-		cur     strings.Builder
-		started bool
-	)
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case ' ', '\t', '\n', '\r':
-			if started {
-				out = append(out, cur.String())
-				cur.Reset()
-				started = false
-			}
-		case '\'':
-			end := strings.IndexByte(s[i+1:], '\'')
-			if end < 0 {
-				return nil, fmt.Errorf("%w: the ' at byte %d is never closed", ErrUnterminatedQuote, i)
-			}
-			cur.WriteString(s[i+1 : i+1+end])
-			started = true
-			i += end + 1
-		case '"':
-			next, err := readDoubleQuoted(s, i, &cur)
-			if err != nil {
-				return nil, err
-			}
-			started = true
-			i = next
-		case '\\':
-			if i+1 >= len(s) {
-				return nil, fmt.Errorf("%w: the value ends with a backslash", ErrDanglingBackslash)
-			}
-			i++
-			cur.WriteByte(s[i])
-			started = true
-		default:
-			cur.WriteByte(c)
-			started = true
-		}
-	}
-	if started {
-		out = append(out, cur.String())
-	}
-	return out, nil
-}
-
-// readDoubleQuoted copies the content of the "…" starting at s[open] and
-// returns the index of the closing quote.
-func readDoubleQuoted(s string, open int, cur *strings.Builder) (int, error) {
-	for i := open + 1; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"':
-			return i, nil
-		case c == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0:
-			i++
-			cur.WriteByte(s[i])
-		default:
-			cur.WriteByte(c)
-		}
-	}
-	return 0, fmt.Errorf("%w: the \" at byte %d is never closed", ErrUnterminatedQuote, open)
-}
 
 // NormalizeItem returns a kubelet.flags item as the kubelet receives it
 // when that is one --name=value flag: quotes removed the way systemd
@@ -157,3 +81,16 @@ func Unquote(arg string) string {
 	}
 	return name + "=" + inner
 }
+
+// Errors returned (wrapped) by SystemdWords.
+var (
+	// ErrUnterminatedQuote means a ' or " is never closed.
+	ErrUnterminatedQuote = systemdsyntax.ErrUnterminatedQuote
+	// ErrDanglingBackslash means the text ends with a lone backslash.
+	ErrDanglingBackslash = systemdsyntax.ErrDanglingBackslash
+)
+
+// SystemdWords splits NODEADM_KUBELET_ARGS into the words the kubelet
+// receives: systemd expands an unquoted $VARIABLE of ExecStart this way
+// (systemdsyntax.SplitUnquoted).
+func SystemdWords(s string) ([]string, error) { return systemdsyntax.SplitUnquoted(s) }

@@ -1,7 +1,6 @@
 package kubeletflag
 
 import (
-	"errors"
 	"slices"
 	"testing"
 )
@@ -29,21 +28,6 @@ func TestNormalizeItem(t *testing.T) {
 		if got := NormalizeItem(tc.in); got != tc.want {
 			t.Errorf("NormalizeItem(%q) = %q, want %q", tc.in, got, tc.want)
 		}
-	}
-}
-
-// TestSystemdWords checks the splitting rules and the round trip through
-// quoting.
-func TestSystemdWords(t *testing.T) {
-	words, err := SystemdWords(`a 'b c' "d \"e\" \$f \x" g\ h ""`)
-	if err != nil || !slices.Equal(words, []string{"a", "b c", `d "e" $f \x`, "g h", ""}) {
-		t.Fatalf("SystemdWords = %q, %v", words, err)
-	}
-	if _, err := SystemdWords(`a "b`); !errors.Is(err, ErrUnterminatedQuote) {
-		t.Errorf("unterminated: %v", err)
-	}
-	if _, err := SystemdWords(`a\`); !errors.Is(err, ErrDanglingBackslash) {
-		t.Errorf("dangling: %v", err)
 	}
 }
 

@@ -1,8 +1,6 @@
 package doctor
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/config/kubeleteffective"
 	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
+	"github.com/nodeboot/nodeboot/internal/config/systemdsyntax"
 	"github.com/nodeboot/nodeboot/internal/inroot"
 	"github.com/nodeboot/nodeboot/internal/node/render/kubelet"
 )
@@ -301,77 +300,6 @@ func readKubeletConfig(f Files, args []string) (KubeletConfig, error) {
 	return cfg, err
 }
 
-// readEnvFile parses a systemd EnvironmentFile (KEY=VALUE lines).
-func readEnvFile(f Files, path string) (map[string]string, error) {
-	data, err := f.Read(path)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, ";") {
-			continue
-		}
-		if k, v, ok := strings.Cut(line, "="); ok {
-			out[strings.TrimSpace(k)] = strings.Trim(strings.TrimSpace(v), `"'`)
-		}
-	}
-	return out, sc.Err()
-}
-
-// systemdWords splits a systemd assignment value into words: double or
-// single quoted (with backslash escapes in double quotes) or bare.
-func systemdWords(s string) []string {
-	var words []string
-	var cur strings.Builder
-	inWord, quote := false, byte(0)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote == '"' && c == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(unescapeSystemd(s[i]))
-		case quote != 0:
-			cur.WriteByte(c)
-		case c == '"' || c == '\'':
-			quote, inWord = c, true
-		case c == ' ' || c == '\t':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	for i, w := range words {
-		words[i] = strings.ReplaceAll(w, "%%", "%")
-	}
-	return slices.Clip(words)
-}
-
-func unescapeSystemd(c byte) byte {
-	switch c {
-	case 'n':
-		return '\n'
-	case 't':
-		return '\t'
-	case 'r':
-		return '\r'
-	}
-	return c
-}
-
 // flagValue returns the value the kubelet ends up with for a flag that
 // keeps its last value, read as the kubelet's parser reads args.
 func flagValue(args []string, name string) string {
@@ -388,4 +316,13 @@ func kubeletWords(line string) ([]string, error) {
 		return strings.Fields(line), fmt.Errorf("%s: %w", kubelet.ArgsVariable, err)
 	}
 	return words, nil
+}
+
+// readEnvFile reads a systemd EnvironmentFile under the root.
+func readEnvFile(f Files, path string) (map[string]string, error) {
+	data, err := f.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	return systemdsyntax.ParseEnvironmentFile(data), nil
 }

@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/config/hub"
@@ -86,35 +84,4 @@ func TestReadKubeletFactsFlagsAndFallbacks(t *testing.T) {
 	if empty.ArgsErr == nil || empty.NodeName != "ip-10-0-0-1.ec2.internal" || empty.NameSource != "the host name" || empty.Kubeconfig != "/var/lib/kubelet/kubeconfig" {
 		t.Errorf("facts without files %+v", empty)
 	}
-}
-
-func TestSystemdWords(t *testing.T) {
-	got := systemdWords(`"A=1 2" 'B=x' C=plain "D=q\"uote\\" "E=100%%"`)
-	want := []string{"A=1 2", "B=x", "C=plain", `D=q"uote\`, "E=100%"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("systemdWords = %q, want %q", got, want)
-	}
-}
-
-// FuzzSystemdWords checks the parser of systemd Environment= values read
-// from node files: it never panics, a value of bare words splits on
-// blanks, and a double-quoted word comes back whole, escapes undone.
-func FuzzSystemdWords(f *testing.F) {
-	for _, seed := range []string{`A=1`, `"A=1 2" B=x`, `'unterminated`, `"back\\slash\"`, "100%%", ""} {
-		f.Add(seed, "HTTPS_PROXY=http://proxy:3128")
-	}
-	f.Fuzz(func(t *testing.T, value, word string) {
-		got := systemdWords(value)
-		blank := func(r rune) bool { return r == ' ' || r == '\t' }
-		if bare := strings.FieldsFunc(value, blank); !strings.ContainsAny(value, "\"'%") && !slices.Equal(got, bare) {
-			t.Fatalf("systemdWords(%q) = %q, want %q", value, got, bare)
-		}
-		if strings.Contains(word, "%") {
-			return // %% is systemd's escape for %; a lone % is a specifier
-		}
-		quoted := `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(word) + `"`
-		if got := systemdWords(quoted + " X=1"); !reflect.DeepEqual(got, []string{word, "X=1"}) {
-			t.Fatalf("systemdWords(%q) = %q, want %q", quoted, got, []string{word, "X=1"})
-		}
-	})
 }

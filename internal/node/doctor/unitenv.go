@@ -1,17 +1,17 @@
 package doctor
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/coreos/go-systemd/v22/unit"
+
+	"github.com/nodeboot/nodeboot/internal/config/systemdsyntax"
 )
 
 // systemdDefaultPath is the PATH systemd gives services (its compiled-in
@@ -102,7 +102,7 @@ func (e *ServiceEnv) apply(opts []*unit.UnitOption, from string, files []envFile
 		case "EnvironmentFile":
 			files = appendEnvFile(files, o.Value, from)
 		case "UnsetEnvironment":
-			for _, w := range systemdWords(o.Value) {
+			for _, w := range systemdsyntax.AssignmentWords(o.Value) {
 				delete(e.Vars, strings.SplitN(w, "=", 2)[0])
 			}
 		}
@@ -123,7 +123,7 @@ func appendEnvFile(files []envFileRef, value, from string) []envFileRef {
 // assign applies an Environment=/DefaultEnvironment= value (quoted words
 // of KEY=VALUE).
 func (e *ServiceEnv) assign(value, source string) {
-	for _, w := range systemdWords(value) {
+	for _, w := range systemdsyntax.AssignmentWords(value) {
 		if k, v, ok := strings.Cut(w, "="); ok && k != "" {
 			e.Vars[k] = EnvVar{Value: v, Source: source}
 		}
@@ -155,7 +155,7 @@ func (e *ServiceEnv) loadFile(f Files, ef envFileRef) {
 		}
 		return
 	}
-	for k, v := range parseEnvFile(data) {
+	for k, v := range systemdsyntax.ParseEnvironmentFile(data) {
 		e.Vars[k] = EnvVar{Value: v, Source: ef.path + " (EnvironmentFile= in " + ef.from + ")"}
 	}
 }
@@ -214,54 +214,6 @@ func readUnit(f Files, p string) ([]*unit.UnitOption, error) {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	return opts, nil
-}
-
-// parseEnvFile parses a systemd EnvironmentFile: KEY=VALUE lines, "#" and
-// ";" comments, values in single or double quotes (with backslash escapes
-// in double quotes), a trailing backslash continuing the line. Written by
-// hand: go-systemd parses unit files but not environment files, and
-// godotenv-style parsers expand $VARS, which systemd does not.
-func parseEnvFile(data []byte) map[string]string {
-	out := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	var logical strings.Builder
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasSuffix(line, `\`) && !strings.HasSuffix(line, `\\`) {
-			logical.WriteString(strings.TrimSuffix(line, `\`))
-			continue
-		}
-		logical.WriteString(line)
-		if k, v, ok := envAssignment(logical.String()); ok {
-			out[k] = v
-		}
-		logical.Reset()
-	}
-	return out
-}
-
-// envAssignment parses one logical line of an environment file.
-func envAssignment(line string) (string, string, bool) {
-	line = strings.TrimSpace(line)
-	if line == "" || line[0] == '#' || line[0] == ';' {
-		return "", "", false
-	}
-	k, v, ok := strings.Cut(line, "=")
-	k = strings.TrimSpace(k)
-	if !ok || k == "" || strings.ContainsAny(k, " \t") {
-		return "", "", false
-	}
-	v = strings.TrimSpace(v)
-	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
-		if v[0] == '"' {
-			if u, err := strconv.Unquote(v); err == nil {
-				return k, u, true
-			}
-		}
-		v = v[1 : len(v)-1]
-	}
-	return k, v, true
 }
 
 // processEnvironment reads /proc/PID/environ (NUL-separated KEY=VALUE).

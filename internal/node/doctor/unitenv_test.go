@@ -58,25 +58,3 @@ func TestUnitEnvironment(t *testing.T) {
 		t.Errorf("a missing required EnvironmentFile= is not a problem: %q", env.Problems)
 	}
 }
-
-func TestParseEnvFile(t *testing.T) {
-	got := parseEnvFile([]byte("A=1\n; comment\n#x=y\nB=\"two words\\n\"\nC='single $NOT'\nD=cont\\\ninued\n bad key=1\nE\n"))
-	want := map[string]string{"A": "1", "B": "two words\n", "C": "single $NOT", "D": "continued"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("parseEnvFile = %q, want %q", got, want)
-	}
-}
-
-// FuzzParseEnvFile: any environment file parses without panicking, into
-// names without blanks or "=".
-func FuzzParseEnvFile(f *testing.F) {
-	f.Add([]byte("HTTPS_PROXY=http://p:3128\nNO_PROXY=\"a,b\"\n"))
-	f.Add([]byte("A=\\\n\\\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for k := range parseEnvFile(data) {
-			if k == "" || strings.ContainsAny(k, " \t=") {
-				t.Fatalf("name %q", k)
-			}
-		}
-	})
-}

@@ -7,10 +7,10 @@ import (
 	"os"
 	"path"
 	"sort"
-	"strings"
 
 	"github.com/nodeboot/nodeboot/internal/config/kubeleteffective"
 	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
+	"github.com/nodeboot/nodeboot/internal/config/systemdsyntax"
 )
 
 // KubeletEnvFile is the EnvironmentFile of the AL2023 AMI's kubelet.service
@@ -26,7 +26,7 @@ func (r *reader) kubelet() error {
 	if err != nil || !ok {
 		return err
 	}
-	env := ParseEnvironmentFile(data)
+	env := systemdsyntax.ParseEnvironmentFile([]byte(data))
 	for k, v := range env {
 		if k != "NODEADM_KUBELET_ARGS" {
 			r.view["kubelet.env."+k] = canonical(v)
@@ -196,48 +196,6 @@ func MergePatch(target, patch any) any {
 		out[k] = MergePatch(out[k], v)
 	}
 	return out
-}
-
-// ParseEnvironmentFile parses a systemd EnvironmentFile: KEY=VALUE lines,
-// # and ; comments, values optionally in single or double quotes (which
-// are removed, with backslash escapes inside double quotes), a trailing
-// backslash joining lines.
-func ParseEnvironmentFile(data string) map[string]string {
-	env := map[string]string{}
-	data = strings.ReplaceAll(data, "\\\n", "")
-	for _, line := range strings.Split(data, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' || line[0] == ';' {
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		env[strings.TrimSpace(k)] = unquote(strings.TrimSpace(v))
-	}
-	return env
-}
-
-// unquote removes systemd's quoting from an environment value.
-func unquote(v string) string {
-	var b strings.Builder
-	var quote byte
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case quote == 0 && (c == '"' || c == '\''):
-			quote = c
-		case quote != 0 && c == quote:
-			quote = 0
-		case c == '\\' && quote != '\'' && i+1 < len(v):
-			i++
-			b.WriteByte(v[i])
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
 }
 
 // SortedKeys returns m's keys in order (for messages).

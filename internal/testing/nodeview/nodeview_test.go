@@ -27,13 +27,6 @@ func TestMergePatch(t *testing.T) {
 	}
 }
 
-func TestParseEnvironmentFile(t *testing.T) {
-	env := ParseEnvironmentFile("# comment\nNODEADM_KUBELET_ARGS=--a=1 --b=\"x y\"\nQ='single'\nE=\"a\\\"b\"\n")
-	if env["NODEADM_KUBELET_ARGS"] != "--a=1 --b=x y" || env["Q"] != "single" || env["E"] != `a"b` {
-		t.Errorf("env = %q", env)
-	}
-}
-
 func TestEqualLeaf(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string

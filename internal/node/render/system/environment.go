@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nodeboot/nodeboot/internal/config/systemdsyntax"
 	"github.com/nodeboot/nodeboot/internal/lazyregexp"
 	"github.com/nodeboot/nodeboot/internal/node/render"
 )
@@ -85,41 +86,9 @@ func assignments(section, directive string, variables map[string]string) []byte 
 	var b strings.Builder
 	b.WriteString("[" + section + "]\n")
 	for _, key := range sortedKeys(variables) {
-		b.WriteString(directive + `="` + escapeSystemd(key) + "=" + escapeSystemd(variables[key]) + "\"\n")
+		b.WriteString(directive + `="` + systemdsyntax.QuoteValue(key) + "=" + systemdsyntax.QuoteValue(variables[key]) + "\"\n")
 	}
 	return []byte(b.String())
-}
-
-// escapeSystemd makes s safe inside a double-quoted systemd assignment:
-// backslash and double quote are backslash-escaped, control characters
-// become C escapes (systemd unescapes them), and % is doubled so that
-// specifier expansion yields a literal percent sign.
-func escapeSystemd(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		switch r {
-		case '\\':
-			b.WriteString(`\\`)
-		case '"':
-			b.WriteString(`\"`)
-		case '%':
-			b.WriteString("%%")
-		case '\n':
-			b.WriteString(`\n`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\r':
-			b.WriteString(`\r`)
-		default:
-			if r < 0x20 || r == 0x7f {
-				fmt.Fprintf(&b, `\x%02x`, r)
-				continue
-			}
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 func sortedKeys[V any](m map[string]V) []string {

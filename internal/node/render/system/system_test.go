@@ -3,7 +3,6 @@ package system
 import (
 	"bytes"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/config/hub"
@@ -226,73 +225,4 @@ func TestRenderDeterministic(t *testing.T) {
 			}
 		})
 	}
-}
-
-// FuzzEscapeSystemd checks that an escaped value never ends the quoted
-// string early and never contains a raw line break or a lone percent sign.
-func FuzzEscapeSystemd(f *testing.F) {
-	for _, seed := range []string{`plain`, `"quoted"`, `back\slash`, "100%", "new\nline", "\x00\x1f\x7f"} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, value string) {
-		escaped := escapeSystemd(value)
-		if strings.ContainsAny(escaped, "\n\r") {
-			t.Fatalf("raw line break in %q", escaped)
-		}
-		if strings.Count(escaped, "%")%2 != 0 {
-			t.Fatalf("odd number of percent signs in %q", escaped)
-		}
-		if got := unescapeSystemd(t, escaped); got != value && strings.ToValidUTF8(value, "\uFFFD") == value {
-			t.Fatalf("round trip: %q -> %q -> %q", value, escaped, got)
-		}
-	})
-}
-
-// unescapeSystemd undoes escapeSystemd the way systemd reads a quoted word
-// (C unescaping, then %% -> %), for the round-trip check.
-func unescapeSystemd(t *testing.T, s string) string {
-	t.Helper()
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == '\\' && i+1 < len(s):
-			i++
-			switch s[i] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case 'r':
-				b.WriteByte('\r')
-			case 'x':
-				if i+2 >= len(s) {
-					t.Fatalf("short \\x escape in %q", s)
-				}
-				var v byte
-				for _, c := range []byte(s[i+1 : i+3]) {
-					v <<= 4
-					switch {
-					case c >= '0' && c <= '9':
-						v |= c - '0'
-					case c >= 'a' && c <= 'f':
-						v |= c - 'a' + 10
-					default:
-						t.Fatalf("bad hex digit in %q", s)
-					}
-				}
-				b.WriteByte(v)
-				i += 2
-			default:
-				b.WriteByte(s[i])
-			}
-		case s[i] == '"':
-			t.Fatalf("unescaped quote in %q", s)
-		case s[i] == '%' && i+1 < len(s) && s[i+1] == '%':
-			b.WriteByte('%')
-			i++
-		default:
-			b.WriteByte(s[i])
-		}
-	}
-	return b.String()
 }
