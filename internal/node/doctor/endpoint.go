@@ -29,7 +29,11 @@ type Connection struct {
 	// ProxyVars are the settings that choose it (NAME=value), each with
 	// where it was set.
 	ProxyVars []ProxySetting
-	Err       error
+	// StaleProxyVars are the proxy variables the running kubelet has with
+	// another value than its unit now gives it (a drop-in or environment
+	// file changed without a restart): the next start uses the unit's.
+	StaleProxyVars []string
+	Err            error
 }
 
 // ProxySetting is one proxy variable of the kubelet's and where it is set.
@@ -80,6 +84,9 @@ func kubeletConnection(f Files, k KubeletFacts) Connection {
 		return c
 	}
 	c.Proxy, c.ProxyVars = proxyFor(c.Cluster, k.Env(), k.EnvSource)
+	if k.ProcessEnv != nil {
+		c.StaleProxyVars = proxyDiffers(k.UnitEnv, k.ProcessEnv)
+	}
 	return c
 }
 

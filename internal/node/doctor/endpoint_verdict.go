@@ -57,6 +57,10 @@ func proxyEvidence(ev EndpointEvidence) string {
 	if len(vars) > 0 {
 		settings = "the kubelet's proxy settings: " + strings.Join(vars, "; ")
 	}
+	if len(ev.Conn.StaleProxyVars) > 0 {
+		settings += "; kubelet.service now sets " + strings.Join(ev.Conn.StaleProxyVars, ", ") +
+			" otherwise than the running kubelet has them: restart the kubelet to apply its unit's proxy"
+	}
 	if ev.Proxy == nil {
 		return "no proxy for " + ev.Host + " (" + settings + ")"
 	}

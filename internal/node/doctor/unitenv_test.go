@@ -58,3 +58,37 @@ func TestUnitEnvironment(t *testing.T) {
 		t.Errorf("a missing required EnvironmentFile= is not a problem: %q", env.Problems)
 	}
 }
+
+// TestStaleProxyOfARunningKubelet: a proxy added to (or changed in) the
+// kubelet's unit without a restart is not the running kubelet's, and the
+// evidence says the next start will use it.
+func TestStaleProxyOfARunningKubelet(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "/var/lib/kubelet/kubeconfig", "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://api.cluster.test\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user: {}\n")
+	unitEnv := ServiceEnv{Vars: map[string]EnvVar{"HTTPS_PROXY": {Value: "http://proxy.internal:3128", Source: "/etc/environment"}}}
+	cases := []struct {
+		name    string
+		process map[string]string
+		stale   []string
+	}{
+		{name: "not restarted since the proxy was added", process: map[string]string{"PATH": systemdDefaultPath}, stale: []string{"HTTPS_PROXY"}},
+		{name: "restarted", process: map[string]string{"HTTPS_PROXY": "http://proxy.internal:3128"}},
+		{name: "proxy changed since", process: map[string]string{"HTTPS_PROXY": "http://old:3128", "NO_PROXY": "x"}, stale: []string{"HTTPS_PROXY", "NO_PROXY"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			k := KubeletFacts{Kubeconfig: "/var/lib/kubelet/kubeconfig", UnitEnv: unitEnv, PID: 42, ProcessEnv: tc.process}
+			c := kubeletConnection(Files{Root: root}, k)
+			if c.Err != nil {
+				t.Fatal(c.Err)
+			}
+			if !reflect.DeepEqual(c.StaleProxyVars, tc.stale) {
+				t.Errorf("stale %q, want %q", c.StaleProxyVars, tc.stale)
+			}
+			ev := proxyEvidence(EndpointEvidence{Conn: c, Host: "api.cluster.test"})
+			if got := strings.Contains(ev, "restart the kubelet"); got != (len(tc.stale) > 0) {
+				t.Errorf("evidence %q", ev)
+			}
+		})
+	}
+}
