@@ -3,7 +3,6 @@ package access
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -15,10 +14,12 @@ import (
 	sdkiam "github.com/aws/aws-sdk-go-v2/service/iam"
 
 	nodegroupv1 "github.com/nodeboot/nodeboot/api/nodegroup/v1alpha1"
-	"github.com/nodeboot/nodeboot/internal/config/decode"
 	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/eni"
+	"github.com/nodeboot/nodeboot/internal/config/fragment"
+	"github.com/nodeboot/nodeboot/internal/config/hub"
 	"github.com/nodeboot/nodeboot/internal/config/maxpods"
+	"github.com/nodeboot/nodeboot/internal/config/merge"
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
 )
 
@@ -44,6 +45,10 @@ type Resolver struct {
 	AutoScaling AutoScalingAPI
 	EC2         EC2API
 	IAM         IAMAPI
+	// Expressions evaluates kubelet.maxPodsExpression in user data (the
+	// agent's engine); without one an expression falls back to the
+	// formula, as the agent does when it fails.
+	Expressions maxpods.Evaluator
 }
 
 // RoleGroup is a group given by its role ARN.
@@ -126,7 +131,7 @@ func (r Resolver) fromLaunchTemplate(ctx context.Context, g *Group, spec *astype
 	g.InstanceTypes = types
 	ud, _ := base64.StdEncoding.DecodeString(aws.ToString(data.UserData))
 	g.Windows = isWindowsUserData(ud)
-	g.MaxPods = userDataMaxPods(ud, types, g.Windows)
+	g.MaxPods = r.userDataMaxPods(ud, types, g.Windows)
 	g.InstanceProfileARN = aws.ToString(data.IamInstanceProfile.Arn)
 	g.RoleARN, g.Err = r.profileRole(ctx, data.IamInstanceProfile.Arn, data.IamInstanceProfile.Name)
 }
@@ -156,47 +161,52 @@ func isWindowsUserData(ud []byte) bool {
 }
 
 // userDataMaxPods is the max pods each instance type gets from the user
-// data: kubelet.config.maxPods of its NodeConfig documents when set, else
-// the VPC CNI formula nodeadm and nodeboot apply (IPv4 per ENI − 1 for
-// Windows). Other formats (bootstrap.sh arguments, Bottlerocket settings)
-// count as the default.
-func userDataMaxPods(ud []byte, types []string, windows bool) map[string]int32 {
-	explicit := nodeConfigMaxPods(ud)
+// data, whatever its format (NodeConfig documents, a bootstrap.sh call,
+// Bottlerocket settings; MIME parts merged in order, as the agent merges
+// them), computed by the agent's own rule (maxpods.SpecInput): the user's
+// --max-pods or kubelet.config.maxPods, else an expression, else the VPC
+// CNI formula with the spec's policy (prefix delegation, custom
+// networking, max ENIs), IPv4 per ENI − 1 for Windows. Instance types the
+// ENI table does not know are left out; Cap assumes 30 vCPUs or fewer (the
+// table has no vCPU counts).
+func (r Resolver) userDataMaxPods(ud []byte, types []string, windows bool) map[string]int32 {
+	spec := userDataSpec(ud)
 	out := map[string]int32{}
 	for _, t := range types {
-		switch l, known := eni.Lookup(t); {
-		case explicit > 0:
-			out[t] = explicit
+		l, known := eni.Lookup(t)
+		in := maxpods.SpecInput(spec)
+		in.Limits, in.Known, in.Evaluator = l, known, r.Expressions
+		switch {
+		case in.UserMaxPods > 0:
 		case !known:
+			continue
 		case windows:
 			out[t] = int32(maxpods.WindowsMaxPods(l))
-		default:
-			out[t] = int32(maxpods.Standard(l))
+			continue
 		}
+		res, _ := maxpods.Compute(in)
+		out[t] = maxpods.Effective(spec, res)
 	}
 	return out
 }
 
-// nodeConfigMaxPods returns the last kubelet.config.maxPods the user
-// data's NodeConfig documents set (later documents win, as they merge).
-func nodeConfigMaxPods(ud []byte) int32 {
-	if len(ud) == 0 {
-		return 0
-	}
+// userDataSpec merges what every document of the user data contributes to
+// the node's configuration; undecodable parts contribute nothing (the
+// agent would refuse them, which `nodeboot config check` reports).
+func userDataSpec(ud []byte) hub.Spec {
 	docs, _ := userdata.Split(diag.Source{URI: "launch-template://user-data"}, ud)
-	var v int32
+	var specs []hub.Spec
 	for _, d := range docs {
-		if d.Format != userdata.FormatNodeConfig {
-			continue
-		}
-		decoded, _ := decode.NodeConfig(d)
-		for _, dd := range decoded {
-			if raw, ok := dd.Spec.Kubelet.Config["maxPods"]; ok {
-				_ = json.Unmarshal(raw, &v)
-			}
+		frags, _ := fragment.Decode(d)
+		for _, f := range frags {
+			specs = append(specs, f.Spec)
 		}
 	}
-	return v
+	spec, err := merge.Specs(specs...)
+	if err != nil {
+		return hub.Spec{}
+	}
+	return spec
 }
 
 // NodeGroupFile is a group described by a NodeGroup: its role is

@@ -11,6 +11,7 @@ import (
 	"github.com/nodeboot/nodeboot/internal/config/eni"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
+	"github.com/nodeboot/nodeboot/internal/config/maxpods"
 	"github.com/nodeboot/nodeboot/internal/config/validate"
 	"github.com/nodeboot/nodeboot/internal/node/discovery"
 )
@@ -156,7 +157,7 @@ func (a *Agent) nodeName(ctx context.Context, cloud *lazyCloud, cfg *hub.NodeCon
 // first, ec2:DescribeInstanceTypes for types it does not know. Nothing is
 // looked up when the user fixed maxPods.
 func (a *Agent) networkLimits(ctx context.Context, cloud *lazyCloud, cfg *hub.NodeConfig) error {
-	if _, set := userMaxPods(cfg.Spec); set && cfg.Spec.Kubelet.MaxPodsExpression == "" {
+	if _, set := maxpods.UserMaxPods(cfg.Spec); set && cfg.Spec.Kubelet.MaxPodsExpression == "" {
 		return nil
 	}
 	if l, ok := eni.Lookup(cfg.Status.Instance.Type); ok {

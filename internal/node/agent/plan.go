@@ -1,11 +1,9 @@
 package agent
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/nodeboot/nodeboot/internal/config/eni"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
@@ -56,7 +54,7 @@ type HostInputs struct {
 // the error reports every component's problems, not the first one only.
 func MakePlan(cfg hub.NodeConfig, hi HostInputs, scope Scope) (Plan, error) {
 	mp := computeMaxPods(cfg, hi.Expressions)
-	reserved := maxpods.KubeReserved(cfg.Status.Hardware.CPUs, cfg.Status.Hardware.MemoryMiB, effectiveMaxPods(cfg.Spec, mp))
+	reserved := maxpods.KubeReserved(cfg.Status.Hardware.CPUs, cfg.Status.Hardware.MemoryMiB, maxpods.Effective(cfg.Spec, mp))
 	p := Plan{MaxPods: mp, Reserved: reserved, LocalStorage: cfg.Spec.Instance.LocalStorage}
 	var files []render.File
 	files, p.Actions = system.Render(cfg)
@@ -133,17 +131,11 @@ func containerdInputs(cfg hub.NodeConfig) containerd.Inputs {
 // ENI formula. A bad expression falls back to the formula (nodeadm parity)
 // with a warning in the result; decoding already rejected it for check.
 func computeMaxPods(cfg hub.NodeConfig, ev maxpods.Evaluator) maxpods.Result {
-	user, _ := userMaxPods(cfg.Spec)
 	nl := cfg.Status.NetworkLimits
-	in := maxpods.Input{
-		Limits:      eni.Limits{DefaultENIs: nl.DefaultENIs, IPv4PerENI: nl.IPv4PerENI, Hypervisor: nl.Hypervisor},
-		Known:       nl.DefaultENIs > 0 && nl.IPv4PerENI > 0,
-		VCPUs:       cfg.Status.Hardware.CPUs,
-		Policy:      policy(cfg.Spec.MaxPods),
-		Expression:  cfg.Spec.Kubelet.MaxPodsExpression,
-		Evaluator:   ev,
-		UserMaxPods: user,
-	}
+	in := maxpods.SpecInput(cfg.Spec)
+	in.Limits = eni.Limits{DefaultENIs: nl.DefaultENIs, IPv4PerENI: nl.IPv4PerENI, Hypervisor: nl.Hypervisor}
+	in.Known = nl.DefaultENIs > 0 && nl.IPv4PerENI > 0
+	in.VCPUs, in.Evaluator = cfg.Status.Hardware.CPUs, ev
 	if l, ok := eni.Lookup(cfg.Status.Instance.Type); ok && nl.Source == "table" {
 		in.Limits = l
 	}
@@ -152,44 +144,4 @@ func computeMaxPods(cfg hub.NodeConfig, ev maxpods.Evaluator) maxpods.Result {
 		res.Warnings = append(res.Warnings, err.Error())
 	}
 	return res
-}
-
-func policy(p hub.MaxPodsPolicy) maxpods.Policy {
-	is := func(b *bool) bool { return b != nil && *b }
-	return maxpods.Policy{PrefixDelegation: is(p.PrefixDelegation), CustomNetworking: is(p.CustomNetworking), Cap: is(p.Cap), MaxENIs: p.MaxENIs}
-}
-
-// effectiveMaxPods is the pod count the kubelet will really run with, which
-// kube-reserved must be sized for: the user's value, else the computed one
-// when it is written, else the kubelet's default of 110 (bootstrap.sh
-// --use-max-pods false without --max-pods).
-func effectiveMaxPods(spec hub.Spec, res maxpods.Result) int32 {
-	if _, user := userMaxPods(spec); user {
-		return res.MaxPods
-	}
-	if spec.MaxPods.Set != nil && !*spec.MaxPods.Set {
-		return maxpods.DefaultMaxPods
-	}
-	return res.MaxPods
-}
-
-// userMaxPods returns the max pods the user fixed: a --max-pods kubelet
-// flag (flags override the config file, the last one wins), else
-// kubelet.config.maxPods.
-func userMaxPods(spec hub.Spec) (int32, bool) {
-	if v := userFlag(spec.Kubelet.Flags, "max-pods"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 32)
-		if err == nil && n > 0 {
-			return int32(n), true
-		}
-	}
-	raw, ok := spec.Kubelet.Config["maxPods"]
-	if !ok {
-		return 0, false
-	}
-	var n int32
-	if err := json.Unmarshal(raw, &n); err != nil || n <= 0 {
-		return 0, false
-	}
-	return n, true
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/nodeboot/nodeboot/internal/aws/awsconfig/sdkdefault"
 	"github.com/nodeboot/nodeboot/internal/cluster/access"
 	"github.com/nodeboot/nodeboot/internal/config/awsauth"
+	"github.com/nodeboot/nodeboot/internal/config/maxpods/celexpr"
 	"github.com/nodeboot/nodeboot/internal/version"
 )
 
@@ -188,9 +189,9 @@ func (o *options) connect(ctx context.Context) (clients, error) {
 
 // gatherGroups resolves every selector.
 func (o *options) gatherGroups(ctx context.Context, c clients) ([]access.Group, error) {
-	var r access.Resolver
+	r := access.Resolver{Expressions: celexpr.Evaluator{}}
 	if c.aws != nil {
-		r = access.Resolver{AutoScaling: sdkas.NewFromConfig(*c.aws), EC2: sdkec2.NewFromConfig(*c.aws), IAM: sdkiam.NewFromConfig(*c.aws)}
+		r.AutoScaling, r.EC2, r.IAM = sdkas.NewFromConfig(*c.aws), sdkec2.NewFromConfig(*c.aws), sdkiam.NewFromConfig(*c.aws)
 	}
 	var groups []access.Group
 	for _, name := range o.groups {
