@@ -208,14 +208,28 @@ func (s *Source) OnReady(f func(policy.InstanceKey)) {
 func (s *Source) Lookup(_ context.Context, key policy.InstanceKey) (policy.InventoryAnswer, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	ans, ok, outcome := s.lookupLocked(key)
+	s.observe(outcome)
+	return ans, ok
+}
+
+// Prefetch queues key for the next call unless its answer is at hand, as
+// Lookup does, without counting a lookup (approver.Prefetcher).
+func (s *Source) Prefetch(key policy.InstanceKey) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lookupLocked(key)
+}
+
+// lookupLocked is Lookup with s.mu held; it also returns the outcome to
+// observe.
+func (s *Source) lookupLocked(key policy.InstanceKey) (policy.InventoryAnswer, bool, string) {
 	now := s.opts.Clock.Now()
 	if e, ok := s.cache[key]; ok && now.Before(e.expires) {
-		s.observe("cache_hit")
-		return s.answer(key, e), true
+		return s.answer(key, e), true, "cache_hit"
 	}
 	if err, ok := s.backoff.failure(now); ok {
-		s.observe("backoff")
-		return policy.InventoryAnswer{Key: key, Err: err, Transient: s.backoff.transient}, true
+		return policy.InventoryAnswer{Key: key, Err: err, Transient: s.backoff.transient}, true, "backoff"
 	}
 	if !s.queued[key] {
 		s.queued[key] = true
@@ -225,8 +239,7 @@ func (s *Source) Lookup(_ context.Context, key policy.InstanceKey) (policy.Inven
 		default:
 		}
 	}
-	s.observe("queued")
-	return policy.InventoryAnswer{}, false
+	return policy.InventoryAnswer{}, false, "queued"
 }
 
 // answer turns a cache entry into an answer; s.mu is held.
@@ -242,10 +255,11 @@ func (s *Source) answer(key policy.InstanceKey, e entry) policy.InventoryAnswer 
 // for lookups, which only the leader makes.
 func (s *Source) NeedLeaderElection() bool { return false }
 
-// Start makes the calls until ctx ends: once a lookup is queued it waits
-// until Window has passed since the last call started (only leadingDelay
-// after a quiet window, and no longer once a batch is full), then answers
-// the queue in batches.
+// Start makes the calls until ctx ends: while lookups are queued, each
+// call waits until Window has passed since the last one started (only
+// leadingDelay after a quiet window, and no longer once a batch is full),
+// then answers a batch of the queue. A call therefore never goes out with
+// the few lookups queued while the one before it was answered.
 func (s *Source) Start(ctx context.Context) error {
 	for {
 		select {
@@ -253,12 +267,19 @@ func (s *Source) Start(ctx context.Context) error {
 			return nil
 		case <-s.kick:
 		}
-		if !s.waitForBatch(ctx) {
-			return nil
-		}
-		for s.callOnce(ctx) {
+		for s.queuedCount() > 0 {
+			if !s.waitForBatch(ctx) {
+				return nil
+			}
+			s.callOnce(ctx)
 		}
 	}
+}
+
+func (s *Source) queuedCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.queue)
 }
 
 // waitForBatch waits until Window after the last call's start, at least
@@ -280,17 +301,13 @@ func (s *Source) waitForBatch(ctx context.Context) bool {
 	return true
 }
 
-func (s *Source) fullBatchQueued() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.queue) >= s.opts.BatchSize
-}
+func (s *Source) fullBatchQueued() bool { return s.queuedCount() >= s.opts.BatchSize }
 
-// callOnce answers one batch of the queue and reports whether it did.
-func (s *Source) callOnce(ctx context.Context) bool {
+// callOnce answers one batch of the queue.
+func (s *Source) callOnce(ctx context.Context) {
 	keys := s.takeBatch()
 	if len(keys) == 0 {
-		return false
+		return
 	}
 	s.lastCall = time.Now()
 	found, err := s.fetch(ctx, keys)
@@ -303,7 +320,6 @@ func (s *Source) callOnce(ctx context.Context) bool {
 			ready(k)
 		}
 	}
-	return true
 }
 
 // takeBatch removes up to BatchSize keys of one kind (instance IDs, or

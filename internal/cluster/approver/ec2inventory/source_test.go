@@ -450,3 +450,86 @@ func TestALoneLookupIsNotHeldForTheWindow(t *testing.T) {
 		t.Fatalf("Lookup() = %+v", ans)
 	}
 }
+
+// TestPrefetchQueuesWithoutCountingALookup: a prefetched key is answered
+// by a call, after which Lookup finds the answer at hand; only the
+// lookups and the call's answer are observed.
+func TestPrefetchQueuesWithoutCountingALookup(t *testing.T) {
+	s, f := newSource(t, Options{})
+	key := policy.InstanceKey{ID: instanceB}
+	s.Prefetch(key)
+	s.Prefetch(key)
+	waitReady(t, f, key)
+	ans, ok := s.Lookup(t.Context(), key)
+	if !ok || !slices.Equal(ids(ans), []string{instanceB + "/running"}) {
+		t.Fatalf("Lookup() after a prefetch = %+v, %v; want the answer at hand", ans, ok)
+	}
+	s.Prefetch(key) // at hand: no call
+	if f.calls() != 1 {
+		t.Fatalf("DescribeInstances calls = %d, want 1", f.calls())
+	}
+	if want := []string{"found", "cache_hit"}; !slices.Equal(f.outcomesSoFar(), want) {
+		t.Fatalf("outcomes = %q, want %q", f.outcomesSoFar(), want)
+	}
+}
+
+// heldDescriber holds each call until released and records its values.
+type heldDescriber struct {
+	started chan []string
+	release chan struct{}
+}
+
+func (d *heldDescriber) InstancesByFilter(ctx context.Context, _ string, values []string) ([]ec2instance.Instance, error) {
+	d.started <- slices.Clone(values)
+	select {
+	case <-d.release:
+	case <-ctx.Done():
+	}
+	return nil, nil
+}
+
+// TestLookupsQueuedDuringACallWaitForTheWindow: a lookup queued while a
+// call is out does not go alone right after it; it waits for the window
+// (an hour here), which a full batch (two keys) cuts short.
+func TestLookupsQueuedDuringACallWaitForTheWindow(t *testing.T) {
+	d := &heldDescriber{started: make(chan []string, 4), release: make(chan struct{})}
+	s := New(d, func(context.Context) (policy.ClusterHome, error) { return testHome, nil }, Options{Window: time.Hour, BatchSize: 2})
+	ready := make(chan policy.InstanceKey, 4)
+	s.OnReady(func(k policy.InstanceKey) { ready <- k })
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = s.Start(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	nextCall := func() []string {
+		t.Helper()
+		select {
+		case v := <-d.started:
+			return v
+		case <-time.After(hangGuard):
+			t.Fatal("no call")
+			return nil
+		}
+	}
+	s.Lookup(t.Context(), policy.InstanceKey{ID: instanceA})
+	if got := nextCall(); !slices.Equal(got, []string{instanceA}) {
+		t.Fatalf("first call asked about %q, want A alone", got)
+	}
+	s.Lookup(t.Context(), policy.InstanceKey{ID: instanceB}) // while the first call is out
+	close(d.release)
+	waitAnswered := func(n int) {
+		t.Helper()
+		for range n {
+			select {
+			case <-ready:
+			case <-time.After(hangGuard):
+				t.Fatal("not every key was answered")
+			}
+		}
+	}
+	waitAnswered(1) // A: the first call is over
+	s.Lookup(t.Context(), policy.InstanceKey{ID: instanceC})
+	if got := nextCall(); !slices.Equal(got, []string{instanceB, instanceC}) {
+		t.Fatalf("second call asked about %q, want B and C together", got)
+	}
+	waitAnswered(2)
+}
