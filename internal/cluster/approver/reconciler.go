@@ -177,6 +177,28 @@ func (r *Reconciler) lookupInventory(ctx context.Context, csr *certificatesv1.Ce
 	return ans, ready
 }
 
+// Prefetcher is an Inventory that can be asked ahead of a decision: it
+// starts finding key's answer (when not at hand) without counting a lookup.
+type Prefetcher interface {
+	Prefetch(key policy.InstanceKey)
+}
+
+// prefetch asks the inventory ahead about the instance of csr's Node when
+// the decision will need it (the same test as lookupInventory's).
+func (r *Reconciler) prefetch(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) {
+	p, ok := r.Inventory.(Prefetcher)
+	if !ok {
+		return
+	}
+	node, err := r.requesterNode(ctx, csr)
+	if err != nil || node == nil || !policy.NeedsInventory(csr, node, r.Policy) {
+		return
+	}
+	if key, err := policy.InstanceKeyFor(node); err == nil {
+		p.Prefetch(key)
+	}
+}
+
 // InventoryReady requeues the CSRs waiting for the inventory's answer about
 // key. The inventory calls it once the answer is at hand.
 func (r *Reconciler) InventoryReady(key policy.InstanceKey) {

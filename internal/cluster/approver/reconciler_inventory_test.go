@@ -10,6 +10,7 @@ import (
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -24,7 +25,11 @@ type fakeInventory struct {
 	answer  policy.InventoryAnswer
 	pending bool
 	keys    []policy.InstanceKey
+	// prefetched are the keys asked ahead (approver.Prefetcher).
+	prefetched []policy.InstanceKey
 }
+
+func (f *fakeInventory) Prefetch(key policy.InstanceKey) { f.prefetched = append(f.prefetched, key) }
 
 func (f *fakeInventory) Lookup(_ context.Context, key policy.InstanceKey) (policy.InventoryAnswer, bool) {
 	f.keys = append(f.keys, key)
@@ -189,5 +194,39 @@ func TestReconcileDeniesAPermanentLookupFailureAtOnce(t *testing.T) {
 	got := h.conditions(t, csr.Name)
 	if len(got) != 1 || got[0].Type != certificatesv1.CertificateDenied || got[0].Reason != policy.ReasonInventoryLookupFailed {
 		t.Fatalf("conditions = %+v, want one Denied/%s", got, policy.ReasonInventoryLookupFailed)
+	}
+}
+
+// TestEventsPrefetchTheInventory: the CSR's event asks the inventory ahead
+// about its Node's instance and queues the CSR; a CSR denied for itself
+// costs no lookup ahead either.
+func TestEventsPrefetchTheInventory(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		modify func(*policytest.Fixture)
+		want   []policy.InstanceKey
+	}{
+		{name: "valid", want: []policy.InstanceKey{{ID: policytest.InstanceID}}},
+		{name: "denied for its usages", modify: func(f *policytest.Fixture) { f.Usages = append(f.Usages, "client auth") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := policytest.ValidFixture()
+			if tc.modify != nil {
+				tc.modify(&f)
+			}
+			csr := policytest.NewCSR(t, f)
+			h := newHarness(t, csr, policytest.EC2Node(policytest.ProviderID))
+			inv := &fakeInventory{answer: foundByID(), pending: true}
+			h.rec.Policy.Inventory, h.rec.Inventory = policy.InventoryEC2, inv
+			q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+			defer q.ShutDown()
+			h.rec.prefetchingEnqueue().Create(t.Context(), event.CreateEvent{Object: csr}, q)
+			if !slices.Equal(inv.prefetched, tc.want) || len(inv.keys) != 0 {
+				t.Fatalf("prefetched %+v and looked up %+v, want %+v and no lookup", inv.prefetched, inv.keys, tc.want)
+			}
+			if q.Len() != 1 {
+				t.Fatalf("queued %d requests, want the CSR's", q.Len())
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -47,7 +48,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr manager.Manager, 
 	err = builder.ControllerManagedBy(mgr).
 		Named(ControllerName).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(workers, 1)}).
-		For(&certificatesv1.CertificateSigningRequest{}, builder.WithPredicates(undecidedServing())).
+		Watches(&certificatesv1.CertificateSigningRequest{}, r.prefetchingEnqueue(), builder.WithPredicates(undecidedServing())).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.PendingCSRsForNode), builder.WithPredicates(nodeCreatedOrReaddressed())).
 		WatchesRawSource(source.Channel(r.wake, &handler.EnqueueRequestForObject{})).
 		Complete(r)
@@ -84,6 +85,33 @@ func (r *Reconciler) PendingCSRsForNode(ctx context.Context, obj client.Object) 
 		}
 	}
 	return reqs
+}
+
+// prefetchingEnqueue enqueues a CSR, as For's handler would, and first asks
+// the inventory about its Node's instance when the decision will need it:
+// the EC2 call then runs while the CSR waits for a worker, where in a join
+// burst the workers are busy writing the decisions of the CSRs before it.
+func (r *Reconciler) prefetchingEnqueue() handler.Funcs {
+	enqueue := func(ctx context.Context, obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		if csr, ok := obj.(*certificatesv1.CertificateSigningRequest); ok {
+			r.prefetch(ctx, csr)
+		}
+		q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Name: obj.GetName()}})
+	}
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, e.Object, q)
+		},
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, e.ObjectNew, q)
+		},
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Name: e.Object.GetName()}})
+		},
+		GenericFunc: func(ctx context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, e.Object, q)
+		},
+	}
 }
 
 // undecidedServing passes kubelet serving CSRs that are not decided yet:

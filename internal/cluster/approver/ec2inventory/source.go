@@ -178,7 +178,10 @@ type entry struct {
 	expires   time.Time
 }
 
-var _ approver.Inventory = (*Source)(nil)
+var (
+	_ approver.Inventory  = (*Source)(nil)
+	_ approver.Prefetcher = (*Source)(nil)
+)
 
 // New returns a source asking d about instances and home about the
 // cluster. It does no I/O; Start runs the calls.
