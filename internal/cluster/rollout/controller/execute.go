@@ -23,13 +23,19 @@ const awsWorkers = 4
 
 // execute carries out a decision's actions. The group-level ones run first,
 // in order (the target, the group's version and sizes); then every node
-// patch, eviction, pod deletion and termination is a task of its own, run
-// on Workers goroutines: they are independent (the planner never asks for
-// two things on one node in one step) and idempotent. A failure does not
-// stop the others; the errors are joined.
+// patch, eviction, pod deletion and termination is a task of its own: they
+// are independent (the planner never asks for two things on one node in
+// one step) and idempotent. The evictions run on Workers goroutines of
+// their own, the other tasks on as many again, so that a drain never waits
+// behind the cordons of nodes that are not being drained yet. A failure
+// does not stop the others; the errors are joined.
 func (r *Reconciler) execute(ctx context.Context, rollout string, g nodegroup.Group, actions []plan.Action) (plan.Results, error) {
 	e := &execution{r: r, ctx: ctx, rollout: rollout, group: g, aws: make(chan struct{}, awsWorkers)}
-	r.run(e.tasks(actions))
+	tasks, evictions := e.tasks(actions)
+	var wg sync.WaitGroup
+	wg.Go(func() { r.run(evictions) })
+	r.run(tasks)
+	wg.Wait()
 	return e.res, errors.Join(e.errs...)
 }
 
@@ -60,10 +66,9 @@ func (e *execution) report(a plan.Action, err error) {
 }
 
 // tasks carries out the group actions, in order, and returns the others as
-// tasks; evictions come last, in the planner's order (node by node), and
+// tasks, the evictions apart, in the planner's order (node by node); they
 // skip the pods of a budget that refused in this step (refusals).
-func (e *execution) tasks(actions []plan.Action) []func() {
-	var tasks, evictions []func()
+func (e *execution) tasks(actions []plan.Action) (tasks, evictions []func()) {
 	for _, a := range actions {
 		switch a := a.(type) {
 		case plan.ResolveTarget, plan.CreateTarget, plan.SetLaunchTemplate, plan.SetSizes:
@@ -84,7 +89,7 @@ func (e *execution) tasks(actions []plan.Action) []func() {
 			tasks = append(tasks, func() { e.report(a, e.r.nodeAction(e.ctx, e.rollout, a)) })
 		}
 	}
-	return append(tasks, evictions...)
+	return tasks, evictions
 }
 
 // evictTask evicts one pod and records the answer.

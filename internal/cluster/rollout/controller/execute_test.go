@@ -1,0 +1,53 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/nodeboot/nodeboot/internal/cluster/rollout/plan"
+)
+
+// TestExecuteEvictsBesideTheCordons: with one worker, an eviction does not
+// wait behind a cordon of another node: the cordon's patch here is held
+// until the eviction has been sent (a hang guard ends the wait otherwise,
+// and the cordon then fails).
+func TestExecuteEvictsBesideTheCordons(t *testing.T) {
+	evicted := make(chan struct{})
+	c := interceptor.NewClient(
+		fake.NewClientBuilder().WithScheme(newScheme(t)).WithObjects(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "other-1"}}).Build(),
+		interceptor.Funcs{
+			Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+				select {
+				case <-evicted:
+					return c.Patch(ctx, obj, patch, opts...)
+				case <-time.After(time.Minute):
+					return errors.New("the eviction never came while the cordon was held")
+				}
+			},
+			SubResourceCreate: func(context.Context, client.Client, string, client.Object, client.Object, ...client.SubResourceCreateOption) error {
+				close(evicted)
+				return nil
+			},
+		})
+	r := &Reconciler{Client: c, Workers: 1}
+	actions := []plan.Action{plan.Cordon{Node: "other-1"}, plan.Evict{Node: "node-0", Pods: []plan.PodRef{pod("web-0", "default/web")}}}
+	res, err := r.execute(t.Context(), "r1", nil, actions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Evictions) != 1 || res.Evictions[0].Reason != "" {
+		t.Fatalf("evictions = %+v, want one done", res.Evictions)
+	}
+	n := &corev1.Node{}
+	if err := c.Get(t.Context(), client.ObjectKey{Name: "other-1"}, n); err != nil || !n.Spec.Unschedulable {
+		t.Fatalf("node other-1 unschedulable = %v (%v), want cordoned", n.Spec.Unschedulable, err)
+	}
+}
