@@ -70,6 +70,18 @@ type rolloutBenchReport struct {
 	// TotalOverFloor is Total / IdealWithEvictions, the figure the target
 	// (at most 1.10) is about; the floor is the best concurrency's.
 	TotalOverFloor float64
+	// Precise is the timeline seen from outside at millisecond resolution
+	// (benchWatch): the batches, then the waits for new capacity (waves),
+	// each split into the world's part (launch, registration, Ready) and
+	// the controller's reaction until the next pick.
+	Precise []string
+	// WorldLaunchWait is the waves' world parts summed (the launch-wait
+	// ideal plus what registering and readying the Nodes took), Reaction
+	// their reactions summed; TotalOverWorldFloor is Total over the world
+	// launch wait plus the eviction floor in every batch.
+	WorldLaunchWait, Reaction    string
+	WorldLaunchWaitWithEvictions string
+	TotalOverWorldFloor          float64
 }
 
 // benchNodes is the group's size: EnvBenchNodes, else 500.
@@ -119,6 +131,7 @@ func TestRolloutScale(t *testing.T) {
 	cpuBefore := processCPU(t, pid)
 	awsBefore := awsCounts(w)
 
+	watch := w.watchBench(t, "scale")
 	loadBefore := loadAverage()
 	start := time.Now()
 	if out, err := w.cli(t, "start", "scale", "--group", g.name, "--image-id", newImage, "--max-unavailable", fmt.Sprint(benchMaxUnavailable),
@@ -183,6 +196,17 @@ func TestRolloutScale(t *testing.T) {
 	rep.IdealWithEvictions = withEvictions.Round(time.Millisecond).String()
 	rep.OverheadVsIdealWithEvictionsPct = 100 * float64(total-withEvictions) / float64(withEvictions)
 	rep.TotalOverFloor = float64(total) / float64(withEvictions)
+	waves := watch.waves(start, w.inServiceTimes(), benchLaunch)
+	rep.Precise = watch.timeline(start, waves)
+	var worldWait, reaction time.Duration
+	for _, wv := range waves {
+		worldWait += wv.world()
+		reaction += wv.Picked.Sub(wv.Ready)
+	}
+	rep.WorldLaunchWait, rep.Reaction = worldWait.Round(time.Millisecond).String(), reaction.Round(time.Millisecond).String()
+	worldFloor := worldWait + time.Duration(rep.Batches)*best
+	rep.WorldLaunchWaitWithEvictions = worldFloor.Round(time.Millisecond).String()
+	rep.TotalOverWorldFloor = float64(total) / float64(worldFloor)
 
 	out, _ := json.MarshalIndent(rep, "", "  ")
 	t.Logf("rollout scale benchmark:\n%s", out)

@@ -68,6 +68,8 @@ type rolloutWorld struct {
 	// joining holds, per instance, a channel closed once its Node exists:
 	// Nodes register concurrently, as real ones do.
 	joining map[string]chan struct{}
+	// inService holds, per Node name, when its instance entered service.
+	inService map[string]time.Time
 }
 
 // startRolloutWorld brings everything up; the cleanups of t stop it.
@@ -76,7 +78,7 @@ func startRolloutWorld(t *testing.T, env suiteEnv, metricsPort int) *rolloutWorl
 	for _, b := range []string{"kube-scheduler", "kwok"} {
 		requireFile(t, env.k8s(b), "test/e2e/scripts/build-k8s.sh and build-kwok.sh")
 	}
-	w := &rolloutWorld{env: env, joining: map[string]chan struct{}{}}
+	w := &rolloutWorld{env: env, joining: map[string]chan struct{}{}, inService: map[string]time.Time{}}
 	w.bin = buildBinary(t, env.repo, filepath.Join(env.workDir, "bin"), "./cmd/nodeboot-rollout")
 	// kwok refreshes node heartbeats rarely (no Leases): give the node
 	// lifecycle controller a grace period longer than any run. Its
@@ -307,6 +309,7 @@ func (w *rolloutWorld) nodeUp(t *testing.T) func(awstest.GroupInstance) {
 		done := make(chan struct{})
 		w.mu.Lock()
 		w.joining[in.ID] = done
+		w.inService[in.PrivateDNSName] = time.Now()
 		w.mu.Unlock()
 		go func() {
 			defer close(done)
