@@ -54,8 +54,9 @@ type indexer struct {
 }
 
 // indexKeys indexes data, whose first line is line base of the user data.
-// It also reports the first key defined twice (go-toml reports those
-// without a position). Syntax errors end the walk early; the index then
+// It also reports the first key defined twice, with its whole path and
+// where it was first defined (go-toml names the key relative to its table,
+// and v2.2 gave no position). Syntax errors end the walk early; the index then
 // holds the keys before the error.
 func indexKeys(data []byte, base int) (keyIndex, *conflict) {
 	ix := &indexer{base: base, index: keyIndex{}, defined: map[string]definition{}, arrays: map[string]int{}}
