@@ -147,7 +147,7 @@ func TestNodeConfigContainerdTOML(t *testing.T) {
 		{name: "quoted string names the TOML line", input: eks + "  containerd:\n    config: \"[plugins]\\na = = 1\\n\"\n",
 			want: []want{{"spec.containerd.config", 9, 13, "is not valid TOML (TOML line 2, column 5): toml: "}}},
 		{name: "duplicate table", input: eks + "  containerd:\n    config: |\n      [a]\n      [a]\n",
-			want: []want{{"spec.containerd.config", 9, 13, "is not valid TOML: toml: table a already exists"}}},
+			want: []want{{"spec.containerd.config", 11, 8, "is not valid TOML: toml: table a already exists"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

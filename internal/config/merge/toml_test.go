@@ -94,7 +94,7 @@ func TestTOMLErrors(t *testing.T) {
 		{name: "bad base", base: "[a\n", overlay: "b = 1\n", wantMsg: "base document: invalid TOML: line 1, column 3"},
 		{name: "bad overlay", base: "b = 1\n", overlay: "x = = 2\n", wantMsg: "overlay document: invalid TOML: line 1, column 5"},
 		{name: "bad overlay over empty base", base: "", overlay: "x = \"open\n", wantMsg: "overlay document: invalid TOML: line 1"},
-		{name: "duplicate key", base: "", overlay: "a = 1\na = 2\n", wantMsg: "overlay document: invalid TOML: toml: key a is already defined"},
+		{name: "duplicate key", base: "", overlay: "a = 1\na = 2\n", wantMsg: "overlay document: invalid TOML: line 2, column 1: toml: key a is already defined"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
