@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,7 +23,23 @@ import (
 	"github.com/nodeboot/nodeboot/internal/testing/systemdbus"
 )
 
-func TestMain(m *testing.M) { isoroot.Main(m) }
+func TestMain(m *testing.M) { isoroot.Main(removingBuilt{m}) }
+
+// removingBuilt runs the tests, then removes the nodeboot they built (a
+// directory in the system's temporary directory, 37 MB a run).
+type removingBuilt struct{ m *testing.M }
+
+// Run runs the tests and removes the built binaries.
+func (r removingBuilt) Run() int {
+	code := r.m.Run()
+	if !builtOnce.Load() {
+		return code
+	}
+	if dir, err := builtNodeboot(); err == nil {
+		_ = os.RemoveAll(dir)
+	}
+	return code
+}
 
 // runBound only catches a hang: every agent run ends by itself long before
 // (nodeboot's --timeout is 5 min; nodeadm's longest wait in these cases is
@@ -63,9 +80,14 @@ func nodeadmAgent(t testing.TB) *agent {
 	}
 }
 
+// builtOnce is set once builtNodeboot has been asked for: the cleanup
+// must not build it only to remove it.
+var builtOnce atomic.Bool
+
 // builtNodeboot is nodeboot built as `make build` builds it (-tags
 // celexec, with its nodeboot-cel helper), once per test binary.
 var builtNodeboot = sync.OnceValues(func() (string, error) {
+	builtOnce.Store(true)
 	dir, err := os.MkdirTemp("", "nodeboot-oracle-")
 	if err != nil {
 		return "", err

@@ -33,8 +33,9 @@ const envInNamespace = "NODEBOOT_ISOROOT_PRIVATE_NS"
 // private mount namespace of its own (propagation private), so every mount
 // a test makes stays out of the host and disappears with the process.
 // Without root it runs them as they are; New then skips (or fails under
-// NODEBOOT_REQUIRE_E2E).
-func Main(m *testing.M) {
+// NODEBOOT_REQUIRE_E2E). m is a *testing.M, or one wrapping it to clean up
+// after the tests.
+func Main(m interface{ Run() int }) {
 	if os.Geteuid() != 0 {
 		os.Exit(m.Run())
 	}
