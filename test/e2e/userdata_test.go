@@ -44,6 +44,16 @@ const hostTemplates = `
       failCgroupV1: false
       # This VM's kernel sysctls differ from the kubelet's defaults.
       protectKernelDefaults: false
+      # This VM's disk is shared with builds and caches and may have less
+      # than the kubelet's default 10 % (15 % for images) free: the kubelet
+      # would report disk pressure and the doctor, rightly, fail the disk.
+      # Every signal is given (a partial evictionHard zeroes the others).
+      evictionHard:
+        memory.available: 100Mi
+        nodefs.available: 2%
+        nodefs.inodesFree: 5%
+        imagefs.available: 2%
+        imagefs.inodesFree: 5%
 {{- end}}
 {{- define "hostServing"}}
       # Serve on the host's address only (the node name resolves to it; the
