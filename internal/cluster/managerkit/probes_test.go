@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
@@ -24,8 +25,12 @@ import (
 )
 
 // nodesAPI is a local API server that serves the core/v1 discovery and the
-// Nodes list and watch, speaking the API's JSON; it holds every list of
-// Nodes until release is closed and every watch until the client leaves.
+// Nodes list and watch, speaking the API's JSON. It holds the Nodes'
+// initial state until release is closed, in both ways a client asks for
+// it: a list, or a watch with sendInitialEvents=true (watch-list, which
+// client-go's informers use by default from v0.35), which it ends as the
+// API server does, with a bookmark annotated k8s.io/initial-events-end.
+// Every watch then stays open, without events, until the client leaves.
 type nodesAPI struct {
 	*httptest.Server
 	release chan struct{}
@@ -50,15 +55,10 @@ func (api *nodesAPI) serve(w http.ResponseWriter, r *http.Request) {
 		body = &metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: "v1",
 			APIResources: []metav1.APIResource{{Name: "nodes", SingularName: "node", Kind: "Node", Verbs: metav1.Verbs{"get", "list", "watch"}}}}
 	case r.URL.Path == "/api/v1/nodes" && r.URL.Query().Get("watch") == "true":
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusOK)
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
+		api.watch(w, r)
 		return
 	case r.URL.Path == "/api/v1/nodes":
-		select {
-		case <-api.release:
-		case <-r.Context().Done():
+		if !api.released(r) {
 			return
 		}
 		body = &corev1.NodeList{TypeMeta: metav1.TypeMeta{Kind: "NodeList", APIVersion: "v1"}, ListMeta: metav1.ListMeta{ResourceVersion: "1"}}
@@ -68,7 +68,43 @@ func (api *nodesAPI) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(body) // fails only when the client went away
+}
 
+// released waits until the initial state may be served; false when the
+// client left first.
+func (api *nodesAPI) released(r *http.Request) bool {
+	select {
+	case <-api.release:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// watch serves a watch of Nodes: for a watch-list request, once released,
+// the bookmark that ends the (empty) initial events; then nothing until the
+// client leaves.
+func (api *nodesAPI) watch(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.(http.Flusher).Flush()
+	if r.URL.Query().Get("sendInitialEvents") == "true" {
+		if !api.released(r) {
+			return
+		}
+		end := &corev1.Node{TypeMeta: metav1.TypeMeta{Kind: "Node", APIVersion: "v1"}, ObjectMeta: metav1.ObjectMeta{
+			ResourceVersion: "1", Annotations: map[string]string{metav1.InitialEventsAnnotationKey: "true"}}}
+		raw, err := json.Marshal(end)
+		if err != nil {
+			panic(err) // a Node always marshals
+		}
+		event := metav1.WatchEvent{Type: string(watch.Bookmark), Object: runtime.RawExtension{Raw: raw}}
+		if json.NewEncoder(w).Encode(&event) != nil {
+			return // the client went away
+		}
+		w.(http.Flusher).Flush()
+	}
+	<-r.Context().Done()
 }
 
 // newOnFreePort builds a manager whose probes serve on a free loopback
