@@ -240,7 +240,7 @@ func accessFixAWSAuth(t *testing.T, bin string, w *accessWorld, c *cluster) {
 		t.Errorf("fix rewrote entries it did not write:\n%s", cm.Data["mapRoles"])
 	}
 	if !slices.ContainsFunc(cm.ManagedFields, func(f metav1.ManagedFieldsEntry) bool {
-		return f.Manager == access.FieldManager && f.Operation == metav1.ManagedFieldsOperationApply && strings.Contains(string(f.FieldsV1.Raw), "mapRoles")
+		return f.Manager == access.FieldManager && f.Operation == metav1.ManagedFieldsOperationApply && strings.Contains(f.FieldsV1.GetRawString(), "mapRoles")
 	}) {
 		t.Errorf("data.mapRoles is not applied by field manager %s: %+v", access.FieldManager, cm.ManagedFields)
 	}

@@ -1,5 +1,7 @@
 // Package validation checks Kubernetes names and label values as
-// k8s.io/apimachinery/pkg/util/validation does, with the same messages, but
+// k8s.io/apimachinery/pkg/util/validation does (label keys and values by
+// k8s.io/apimachinery/pkg/api/validate/content, which that package's
+// IsQualifiedName and IsValidLabelValue are), with the same messages, but
 // with byte loops instead of regular expressions compiled at package
 // initialisation (and without that package's klog and net dependencies).
 // The tests fuzz each function against its upstream counterpart.
@@ -29,8 +31,8 @@ const (
 )
 
 // IsQualifiedName checks a label or annotation key: a name of at most 63
-// characters with an optional DNS subdomain prefix and '/'. It returns what
-// is wrong, or nothing.
+// bytes with an optional DNS subdomain prefix and '/'. It returns what is
+// wrong, or nothing, as content.IsLabelKey words it (lengths in bytes).
 func IsQualifiedName(value string) []string {
 	var errs []string
 	parts := strings.Split(value, "/")
@@ -44,18 +46,18 @@ func IsQualifiedName(value string) []string {
 		if prefix == "" {
 			errs = append(errs, "prefix part "+EmptyError())
 		} else {
-			for _, msg := range IsDNS1123Subdomain(prefix) {
+			for _, msg := range dns1123SubdomainErrors(prefix, maxBytesError) {
 				errs = append(errs, "prefix part "+msg)
 			}
 		}
 	default:
-		return append(errs, "a qualified name "+RegexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc")+
+		return append(errs, "a valid label key "+RegexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc")+
 			" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")
 	}
 	if name == "" {
 		errs = append(errs, "name part "+EmptyError())
 	} else if len(name) > qualifiedNameMaxLength {
-		errs = append(errs, "name part "+MaxLenError(qualifiedNameMaxLength))
+		errs = append(errs, "name part "+maxBytesError(qualifiedNameMaxLength))
 	}
 	if !isQualifiedNamePart(name) {
 		errs = append(errs, "name part "+RegexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc"))
@@ -64,11 +66,12 @@ func IsQualifiedName(value string) []string {
 }
 
 // IsValidLabelValue checks a label value: empty, or at most 63 letters,
-// digits, '-', '_' and '.' starting and ending with a letter or digit.
+// digits, '-', '_' and '.' starting and ending with a letter or digit
+// (content.IsLabelValue's words: lengths in bytes).
 func IsValidLabelValue(value string) []string {
 	var errs []string
 	if len(value) > LabelValueMaxLength {
-		errs = append(errs, MaxLenError(LabelValueMaxLength))
+		errs = append(errs, maxBytesError(LabelValueMaxLength))
 	}
 	if value != "" && !isQualifiedNamePart(value) {
 		errs = append(errs, RegexError(labelValueErrMsg, labelValueFmt, "MyValue", "my_value", "12345"))
@@ -77,11 +80,18 @@ func IsValidLabelValue(value string) []string {
 }
 
 // IsDNS1123Subdomain checks a lowercase RFC 1123 subdomain of at most 253
-// characters.
+// characters (util/validation's words).
 func IsDNS1123Subdomain(value string) []string {
+	return dns1123SubdomainErrors(value, MaxLenError)
+}
+
+// dns1123SubdomainErrors checks a subdomain, saying a length is too long
+// with tooLong: util/validation counts characters, content (the label key's
+// prefix) bytes.
+func dns1123SubdomainErrors(value string, tooLong func(int) string) []string {
 	var errs []string
 	if len(value) > DNS1123SubdomainMaxLength {
-		errs = append(errs, MaxLenError(DNS1123SubdomainMaxLength))
+		errs = append(errs, tooLong(DNS1123SubdomainMaxLength))
 	}
 	if !isDNS1123Subdomain(value) {
 		errs = append(errs, RegexError(dns1123SubdomainMsg, dns1123SubdomainFmt, "example.com"))
@@ -89,9 +99,15 @@ func IsDNS1123Subdomain(value string) []string {
 	return errs
 }
 
-// MaxLenError says a value is longer than length.
+// MaxLenError says a value is longer than length, as util/validation does.
 func MaxLenError(length int) string {
 	return "must be no more than " + strconv.Itoa(length) + " characters"
+}
+
+// maxBytesError says a value is longer than length, as content does (since
+// apimachinery v0.37 for label keys and values).
+func maxBytesError(length int) string {
+	return "must be no more than " + strconv.Itoa(length) + " bytes"
 }
 
 // RegexError explains a syntax failure with the syntax and examples.

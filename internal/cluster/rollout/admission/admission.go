@@ -106,7 +106,7 @@ func (c *Checker) Errors(ctx context.Context, u *unstructured.Unstructured) fiel
 	structuraldefaulting.Default(u.Object, c.structural)
 	errs := apivalidation.ValidateObjectMetaAccessor(u, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u.UnstructuredContent(), c.schema)...)
-	errs = append(errs, schemaobjectmeta.Validate(nil, u.Object, c.structural, false)...)
+	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u.Object, c.structural, false)...)
 	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, c.structural, u.Object)...)
 	if blocking(errs) {
 		return append(errs, field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"))

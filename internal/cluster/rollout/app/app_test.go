@@ -52,7 +52,7 @@ func TestMainUsageErrors(t *testing.T) {
 			wantAlso: []string{`spec.nodeGroup.autoScalingGroupName: Invalid value: "": spec.nodeGroup.autoScalingGroupName in body should be at least 1 chars long`,
 				`spec.nodeOrder: Unsupported value: "Smallest": supported values: "Random", "Oldest", "Newest", "Name"`}},
 		{name: "negative duration", args: []string{"start", "r1", "--group", "g", "--drain-timeout", "-1s"}, wantCode: ExitUsage,
-			wantErr: `spec.timeouts.drain: Invalid value: "string": must be a duration from 0 to 168h, such as 90s, 15m or 1h30m`},
+			wantErr: `spec.timeouts.drain: Invalid value: "-1s": must be a duration from 0 to 168h, such as 90s, 15m or 1h30m`},
 		{name: "bad controller flag", args: []string{"controller", "--concurrency", "0"}, wantCode: ExitUsage, wantErr: "must be positive"},
 		{name: "pause takes a name", args: []string{"pause"}, wantCode: ExitUsage, wantErr: "takes one argument"},
 		{name: "help", args: []string{"help"}, wantCode: ExitOK},
