@@ -244,12 +244,19 @@ func testDelete(t *testing.T, w *rolloutWorld) {
 			t.Errorf("node %s still marked after the deletion: unschedulable %t taints %v", n.Name, n.Spec.Unschedulable, n.Spec.Taints)
 		}
 	}
-	events, err := w.rolloutEvents(t.Context(), "delete")
+	// The recorder writes Events in the background: the last ones may
+	// arrive after the rollout is gone.
+	err = waitUntil(t.Context(), "Events Aborting (being deleted) and Aborted", time.Minute, 200*time.Millisecond, []*process{w.controller()},
+		func(ctx context.Context) (bool, string, error) {
+			events, err := w.rolloutEvents(ctx, "delete")
+			if err != nil {
+				return false, err.Error(), nil
+			}
+			done := reasonCount(events, "Aborting", "being deleted") > 0 && reasonCount(events, "Aborted", "") > 0
+			return done, fmt.Sprint(eventReasons(events)), nil
+		})
 	if err != nil {
-		t.Fatal(err)
-	}
-	if reasonCount(events, "Aborting", "being deleted") == 0 || reasonCount(events, "Aborted", "") == 0 {
-		t.Errorf("events %v, want Aborting (being deleted) and Aborted", eventReasons(events))
+		t.Error(err)
 	}
 	w.waitWorkloads(t, "delete", ws, 3*time.Minute)
 }
