@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
@@ -104,21 +105,23 @@ type floorRun struct {
 
 // approverBenchReport is what TestApproverBurst measures.
 type approverBenchReport struct {
-	Nodes, Forged        int
-	SpreadSeconds        float64
-	Approver             latencySummary
-	ApproverWallSeconds  float64
-	Floors               []floorRun
-	BestFloor            floorRun
-	P99OverFloorP99      float64
-	ForgedDecisions      map[string]string
-	ForgedApproved       int
-	ApproverCPUSeconds   float64
-	ApproverPeakRSSMiB   float64
-	KubernetesRequests   map[string]float64 // the approver's, by verb
-	EC2HTTPRequests      map[string]int     // at the stubs, the SDK's retries included
-	EC2Calls             map[string]float64 // the approver's own count of its calls
-	InventoryBatchMean   float64
+	Nodes, Forged       int
+	SpreadSeconds       float64
+	Approver            latencySummary
+	ApproverWallSeconds float64
+	Floors              []floorRun
+	BestFloor           floorRun
+	P99OverFloorP99     float64
+	ForgedDecisions     map[string]string
+	ForgedApproved      int
+	ApproverCPUSeconds  float64
+	ApproverPeakRSSMiB  float64
+	KubernetesRequests  map[string]float64 // the approver's, by verb
+	EC2HTTPRequests     map[string]int     // at the stubs, the SDK's retries included
+	EC2Calls            map[string]float64 // the approver's own count of its calls
+	InventoryBatchMean  float64
+	// Inside is where the approver's time went, from its own metrics.
+	Inside               approverInside
 	LoadAverage          [2]string
 	ApproverArgs         []string
 	KubernetesRequestsPN float64
@@ -415,6 +418,58 @@ func (w *approverWorld) countRequests(t *testing.T, metrics string, before map[s
 			rep.InventoryBatchMean = h.GetSampleSum() / float64(h.GetSampleCount())
 		}
 	}
+	rep.Inside = insideApprover(families)
+}
+
+// approverInside is where the approver's time went during a burst, from
+// its metrics (its process served only the burst): how often its
+// controller queued a CSR and how long one waited there and took a worker,
+// and what its inventory lookups found.
+type approverInside struct {
+	// QueueAdds counts the controller's queue additions (a CSR decided
+	// at the first pass is added once; one that waited for the
+	// inventory, twice).
+	QueueAdds float64
+	// QueueWaitMeanMs and WorkMeanMs are the mean time an item waited in
+	// the queue and a worker took on it (a pass ending in a wait
+	// included).
+	QueueWaitMeanMs, WorkMeanMs float64
+	// InventoryLookups counts the lookups by outcome (cache_hit: the
+	// answer was at hand; queued: the CSR waited for a call).
+	InventoryLookups map[string]float64
+}
+
+func insideApprover(families map[string]*dto.MetricFamily) approverInside {
+	in := approverInside{InventoryLookups: map[string]float64{}}
+	ofController := func(name string) []*dto.Metric {
+		var out []*dto.Metric
+		for _, m := range families[name].GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "name" && l.GetValue() == approver.ControllerName {
+					out = append(out, m)
+				}
+			}
+		}
+		return out
+	}
+	meanMs := func(name string) float64 {
+		for _, m := range ofController(name) {
+			if h := m.GetHistogram(); h.GetSampleCount() > 0 {
+				return 1000 * h.GetSampleSum() / float64(h.GetSampleCount())
+			}
+		}
+		return 0
+	}
+	for _, m := range ofController("workqueue_adds_total") {
+		in.QueueAdds += m.GetCounter().GetValue()
+	}
+	in.QueueWaitMeanMs, in.WorkMeanMs = meanMs("workqueue_queue_duration_seconds"), meanMs("workqueue_work_duration_seconds")
+	for _, m := range families[approver.MetricInventoryLookups].GetMetric() {
+		for _, l := range m.GetLabel() {
+			in.InventoryLookups[l.GetValue()] += m.GetCounter().GetValue()
+		}
+	}
+	return in
 }
 
 // burst creates csrs, each with its node's credential, at moments spread
