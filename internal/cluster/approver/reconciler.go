@@ -178,25 +178,38 @@ func (r *Reconciler) lookupInventory(ctx context.Context, csr *certificatesv1.Ce
 }
 
 // Prefetcher is an Inventory that can be asked ahead of a decision: it
-// starts finding key's answer (when not at hand) without counting a lookup.
+// starts finding key's answer (when not at hand) without counting a lookup,
+// and reports whether the answer is at hand; if not, it calls the
+// InventoryReady it was given once the answer is.
 type Prefetcher interface {
-	Prefetch(key policy.InstanceKey)
+	Prefetch(key policy.InstanceKey) bool
 }
 
 // prefetch asks the inventory ahead about the instance of csr's Node when
-// the decision will need it (the same test as lookupInventory's).
-func (r *Reconciler) prefetch(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) {
+// the decision will need it (the same test as lookupInventory's). It
+// reports whether csr was parked: registered to be queued by
+// InventoryReady once the answer is at hand, rather than now, when a
+// worker would only find the answer missing and leave it waiting.
+func (r *Reconciler) prefetch(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) (parked bool) {
 	p, ok := r.Inventory.(Prefetcher)
-	if !ok {
-		return
+	if !ok || r.wake == nil {
+		return false
 	}
 	node, err := r.requesterNode(ctx, csr)
 	if err != nil || node == nil || !policy.NeedsInventory(csr, node, r.Policy) {
-		return
+		return false
 	}
-	if key, err := policy.InstanceKeyFor(node); err == nil {
-		p.Prefetch(key)
+	key, err := policy.InstanceKeyFor(node)
+	if err != nil {
+		return false
 	}
+	// Registered before asking, as in lookupInventory.
+	r.waiting.add(key, csr.Name)
+	if p.Prefetch(key) {
+		r.waiting.remove(key, csr.Name)
+		return false
+	}
+	return true
 }
 
 // InventoryReady requeues the CSRs waiting for the inventory's answer about

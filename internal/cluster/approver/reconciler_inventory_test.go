@@ -29,7 +29,10 @@ type fakeInventory struct {
 	prefetched []policy.InstanceKey
 }
 
-func (f *fakeInventory) Prefetch(key policy.InstanceKey) { f.prefetched = append(f.prefetched, key) }
+func (f *fakeInventory) Prefetch(key policy.InstanceKey) bool {
+	f.prefetched = append(f.prefetched, key)
+	return !f.pending
+}
 
 func (f *fakeInventory) Lookup(_ context.Context, key policy.InstanceKey) (policy.InventoryAnswer, bool) {
 	f.keys = append(f.keys, key)
@@ -198,16 +201,22 @@ func TestReconcileDeniesAPermanentLookupFailureAtOnce(t *testing.T) {
 }
 
 // TestEventsPrefetchTheInventory: the CSR's event asks the inventory ahead
-// about its Node's instance and queues the CSR; a CSR denied for itself
-// costs no lookup ahead either.
+// about its Node's instance; the CSR is queued at once when the answer is
+// at hand, else parked until InventoryReady queues it. A CSR denied for
+// itself costs no lookup ahead and is queued at once.
 func TestEventsPrefetchTheInventory(t *testing.T) {
+	key := policy.InstanceKey{ID: policytest.InstanceID}
 	for _, tc := range []struct {
-		name   string
-		modify func(*policytest.Fixture)
-		want   []policy.InstanceKey
+		name          string
+		modify        func(*policytest.Fixture)
+		pending       bool
+		wantPrefetch  []policy.InstanceKey
+		wantQueuedNow bool
 	}{
-		{name: "valid", want: []policy.InstanceKey{{ID: policytest.InstanceID}}},
-		{name: "denied for its usages", modify: func(f *policytest.Fixture) { f.Usages = append(f.Usages, "client auth") }},
+		{name: "answer not at hand: parked", pending: true, wantPrefetch: []policy.InstanceKey{key}},
+		{name: "answer at hand: queued", wantPrefetch: []policy.InstanceKey{key}, wantQueuedNow: true},
+		{name: "denied for its usages: queued", pending: true, wantQueuedNow: true,
+			modify: func(f *policytest.Fixture) { f.Usages = append(f.Usages, "client auth") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := policytest.ValidFixture()
@@ -216,16 +225,27 @@ func TestEventsPrefetchTheInventory(t *testing.T) {
 			}
 			csr := policytest.NewCSR(t, f)
 			h := newHarness(t, csr, policytest.EC2Node(policytest.ProviderID))
-			inv := &fakeInventory{answer: foundByID(), pending: true}
+			inv := &fakeInventory{answer: foundByID(), pending: tc.pending}
 			h.rec.Policy.Inventory, h.rec.Inventory = policy.InventoryEC2, inv
+			h.rec.wake, h.rec.stopped = make(chan event.GenericEvent, 1), t.Context().Done()
 			q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
 			defer q.ShutDown()
 			h.rec.prefetchingEnqueue().Create(t.Context(), event.CreateEvent{Object: csr}, q)
-			if !slices.Equal(inv.prefetched, tc.want) || len(inv.keys) != 0 {
-				t.Fatalf("prefetched %+v and looked up %+v, want %+v and no lookup", inv.prefetched, inv.keys, tc.want)
+			if !slices.Equal(inv.prefetched, tc.wantPrefetch) || len(inv.keys) != 0 {
+				t.Fatalf("prefetched %+v and looked up %+v, want %+v and no lookup", inv.prefetched, inv.keys, tc.wantPrefetch)
 			}
-			if q.Len() != 1 {
-				t.Fatalf("queued %d requests, want the CSR's", q.Len())
+			if queued := q.Len() == 1; queued != tc.wantQueuedNow {
+				t.Fatalf("queued at once: %v, want %v", queued, tc.wantQueuedNow)
+			}
+			h.rec.InventoryReady(key)
+			woken := len(h.rec.wake) == 1
+			if parked := !tc.wantQueuedNow; woken != parked {
+				t.Fatalf("woken by InventoryReady: %v, want %v", woken, parked)
+			}
+			if woken {
+				if ev := <-h.rec.wake; ev.Object.GetName() != csr.Name {
+					t.Fatalf("woke %q, want %q", ev.Object.GetName(), csr.Name)
+				}
 			}
 		})
 	}

@@ -87,14 +87,15 @@ func (r *Reconciler) PendingCSRsForNode(ctx context.Context, obj client.Object) 
 	return reqs
 }
 
-// prefetchingEnqueue enqueues a CSR, as For's handler would, and first asks
+// prefetchingEnqueue enqueues a CSR, as For's handler would, but first asks
 // the inventory about its Node's instance when the decision will need it:
-// the EC2 call then runs while the CSR waits for a worker, where in a join
-// burst the workers are busy writing the decisions of the CSRs before it.
+// a CSR whose answer is not at hand is queued by InventoryReady once it is
+// (prefetch), so a worker takes it once, when it can decide it, and the
+// EC2 call runs while the CSRs before it are decided.
 func (r *Reconciler) prefetchingEnqueue() handler.Funcs {
 	enqueue := func(ctx context.Context, obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-		if csr, ok := obj.(*certificatesv1.CertificateSigningRequest); ok {
-			r.prefetch(ctx, csr)
+		if csr, ok := obj.(*certificatesv1.CertificateSigningRequest); ok && r.prefetch(ctx, csr) {
+			return
 		}
 		q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Name: obj.GetName()}})
 	}

@@ -33,9 +33,14 @@ const (
 	DefaultEC2InventoryCacheTTL = time.Minute
 	// DefaultWorkers is how many CSRs are decided at the same time. A
 	// decision waits on one request (the approval) and never on EC2
-	// (ec2inventory answers asynchronously), so a handful of workers keep
-	// the API server busy; more only queue there.
-	DefaultWorkers = 16
+	// (ec2inventory answers asynchronously); a worker's time is that
+	// request's (35-66 ms in a 1,000-node join burst on the benchmark's
+	// 2-core control plane, about 1 ms of it the approver's CPU), so the
+	// workers are the approvals in flight. With 16, CSRs of that burst
+	// waited 669 ms on average for a worker; with 64, 74 ms (make
+	// bench-approver, docs/performance.md). The API server's priority and
+	// fairness bounds what it serves at once anyway.
+	DefaultWorkers = 64
 	// DefaultKubeAPIQPS 0 sets no client-side limit on the requests to the
 	// API server: the approver makes one request per CSR it decides, so its
 	// rate follows the kubelets' own, which the API server's priority and

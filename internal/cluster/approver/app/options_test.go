@@ -32,7 +32,7 @@ func TestParseFlagsDefaults(t *testing.T) {
 		EC2Inventory:         "auto",
 		EC2InventoryCacheTTL: time.Minute,
 		EC2APIQPS:            5, EC2APIBurst: 10,
-		MaxSANs: 64, Workers: 16,
+		MaxSANs: 64, Workers: 64,
 		EventQPS: 10, EventBurst: 50,
 		LogLevel:  slog.LevelInfo,
 		LogFormat: "json",

@@ -217,11 +217,13 @@ func (s *Source) Lookup(_ context.Context, key policy.InstanceKey) (policy.Inven
 }
 
 // Prefetch queues key for the next call unless its answer is at hand, as
-// Lookup does, without counting a lookup (approver.Prefetcher).
-func (s *Source) Prefetch(key policy.InstanceKey) {
+// Lookup does, without counting a lookup, and reports whether the answer
+// is at hand (approver.Prefetcher).
+func (s *Source) Prefetch(key policy.InstanceKey) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.lookupLocked(key)
+	_, ok, _ := s.lookupLocked(key)
+	return ok
 }
 
 // lookupLocked is Lookup with s.mu held; it also returns the outcome to

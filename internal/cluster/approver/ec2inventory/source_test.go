@@ -463,14 +463,19 @@ func TestALoneLookupIsNotHeldForTheWindow(t *testing.T) {
 func TestPrefetchQueuesWithoutCountingALookup(t *testing.T) {
 	s, f := newSource(t, Options{})
 	key := policy.InstanceKey{ID: instanceB}
-	s.Prefetch(key)
-	s.Prefetch(key)
+	for range 2 { // the second finds the key queued
+		if s.Prefetch(key) {
+			t.Fatal("Prefetch() reported an answer at hand before any call")
+		}
+	}
 	waitReady(t, f, key)
 	ans, ok := s.Lookup(t.Context(), key)
 	if !ok || !slices.Equal(ids(ans), []string{instanceB + "/running"}) {
 		t.Fatalf("Lookup() after a prefetch = %+v, %v; want the answer at hand", ans, ok)
 	}
-	s.Prefetch(key) // at hand: no call
+	if !s.Prefetch(key) { // at hand: no call
+		t.Fatal("Prefetch() after the call: answer not at hand")
+	}
 	if f.calls() != 1 {
 		t.Fatalf("DescribeInstances calls = %d, want 1", f.calls())
 	}
