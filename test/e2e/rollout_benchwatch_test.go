@@ -131,15 +131,18 @@ func (bw *benchWatch) rollout(ro *rolloutv1.NodeGroupRollout, at time.Time) {
 // benchWave is one wait for new capacity: the surge's (batch 0) or the
 // back-fill of a batch's terminations, before the next batch was picked.
 type benchWave struct {
-	// Launched is when the wave's first instance was launched (its
-	// InService time less the launch delay), InService when its last one
-	// entered service, Ready when its last Node was seen Ready, Picked
+	// Launched is when the wave's last instance was launched (its
+	// InService time less the launch delay), InService when it entered
+	// service, Ready when the wave's last Node was seen Ready, Picked
 	// when the next batch was seen picked.
 	Launched, InService, Ready, Picked time.Time
 }
 
-// world is the wave's wait as the world delivered it: from the first
-// launch to the last Node Ready.
+// world is the wave's wait as the world delivered it: from the last
+// launch (the controller's last termination of the batch before, or the
+// surge) to the last Node Ready: the launch delay and the Nodes'
+// registration. Its first instances may have launched earlier (a
+// termination answered early), which shortens no wait.
 func (wv benchWave) world() time.Duration { return wv.Ready.Sub(wv.Launched) }
 
 // waves splits the InService times (by Node name) of the Nodes launched
@@ -161,13 +164,11 @@ func (bw *benchWatch) waves(start time.Time, inService map[string]time.Time, lau
 			if !at.After(prev) || !at.Before(pick) {
 				continue
 			}
-			if l := at.Add(-launch); wv.Launched.IsZero() || l.Before(wv.Launched) {
-				wv.Launched = l
-			}
 			wv.InService = later(wv.InService, at)
+			wv.Launched = wv.InService.Add(-launch)
 			wv.Ready = later(wv.Ready, bw.ready[name])
 		}
-		if !wv.Launched.IsZero() {
+		if !wv.InService.IsZero() {
 			out = append(out, wv)
 		}
 		prev = pick
@@ -203,7 +204,7 @@ func (bw *benchWatch) timeline(start time.Time, waves []benchWave) []string {
 	}
 	bw.mu.Unlock()
 	for i, wv := range waves {
-		out = append(out, fmt.Sprintf("wave %d: launched %s, last InService %s, last Ready %s (world %.2fs), next batch picked %s (reaction %.2fs)", i,
+		out = append(out, fmt.Sprintf("wave %d: last launched %s, InService %s, last Ready %s (world %.2fs), next batch picked %s (reaction %.2fs)", i,
 			ms(wv.Launched), ms(wv.InService), ms(wv.Ready), wv.world().Seconds(), ms(wv.Picked), wv.Picked.Sub(wv.Ready).Seconds()))
 	}
 	return out
