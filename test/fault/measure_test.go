@@ -98,8 +98,9 @@ func TestMeasureBounds(t *testing.T) {
 			if s.src != nil {
 				args[len(args)-1] = "file://" + source
 			}
-			// The default --timeout (5 minutes) must end every run: twice
-			// that only catches a hang.
+			// Every run ends by its own bound (an AWS call's 5-minute
+			// budget, the 6-minute name wait, IMDS's 2 minutes), before
+			// --timeout's 12: 10 minutes only catches a hang.
 			o := start(t, env, args...).waitWithin(t, 10*time.Minute)
 			countRun(t.Name(), o, s.code == 1)
 			if o.code != s.code || !strings.Contains(o.stderr, s.wants) {
