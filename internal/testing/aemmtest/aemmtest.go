@@ -13,11 +13,14 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -168,8 +171,27 @@ func start(t testing.TB, bin, cfgPath, dir string) (string, error) {
 	return startAt(t, bin, cfgPath, dir, port)
 }
 
-// startAt launches one AEMM process on port and waits for it.
+// startAt launches one AEMM process and waits for it, and serves it on
+// port through serveSerialized.
 func startAt(t testing.TB, bin, cfgPath, dir string, port int) (string, error) {
+	internal, err := freePort()
+	if err != nil {
+		return "", err
+	}
+	backend, err := launch(t, bin, cfgPath, dir, internal)
+	if err != nil {
+		return "", err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		return "", err
+	}
+	return serveSerialized(t, l, backend), nil
+}
+
+// launch starts AEMM on port, waits until it answers, and stops it when
+// the test ends.
+func launch(t testing.TB, bin, cfgPath, dir string, port int) (string, error) {
 	logPath := filepath.Join(dir, "aemm-"+strconv.Itoa(port)+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -207,6 +229,32 @@ func startAt(t testing.TB, bin, cfgPath, dir string, port int) (string, error) {
 		}
 	})
 	return endpoint, nil
+}
+
+// serveSerialized serves on l what AEMM at backend answers, one request
+// at a time, and returns l's endpoint. AEMM v1.12.0 cannot answer two
+// requests at once: its static metadata handler keeps the answer it is
+// about to write in a package-level variable (pkg/mock/static/static.go,
+// `response`), so concurrent requests can get each other's answers (an
+// e2e run saw local-ipv4 answered with the MAC: nodeboot reads instance
+// metadata in parallel, as the real IMDS allows). Written by hand: the
+// standard library's reverse proxy behind one mutex is all it takes.
+func serveSerialized(t testing.TB, l net.Listener, backend string) string {
+	target, err := url.Parse(backend)
+	if err != nil {
+		t.Fatalf("aemmtest: %v", err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.Transport = &http.Transport{Proxy: nil}
+	var one sync.Mutex
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		one.Lock()
+		defer one.Unlock()
+		proxy.ServeHTTP(w, r)
+	})}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return "http://" + l.Addr().String()
 }
 
 // Binary returns the AEMM binary path: $NODEBOOT_AEMM, else
