@@ -33,18 +33,7 @@ func TestStartServesIMDSv2Only(t *testing.T) {
 	if code, _ := get(""); code != http.StatusUnauthorized {
 		t.Errorf("GET without token = %d, want 401 (IMDSv2 only)", code)
 	}
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPut, endpoint+"/latest/api/token", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("X-aws-ec2-metadata-token-ttl-seconds", "60")
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	token, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if code, body := get(string(token)); code != http.StatusOK || body != "i-0feedface0000000a" {
+	if code, body := get(sessionToken(t, client, endpoint)); code != http.StatusOK || body != "i-0feedface0000000a" {
 		t.Errorf("GET with token = %d %q, want 200 i-0feedface0000000a", code, body)
 	}
 }
