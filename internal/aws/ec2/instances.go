@@ -53,26 +53,10 @@ func (c *Client) InstanceByID(ctx context.Context, id string) (ec2instance.Insta
 // may be several.
 func (c *Client) InstancesByPrivateDNSName(ctx context.Context, name string) ([]ec2instance.Instance, error) {
 	op := "DescribeInstances private-dns-name=" + name
-	pages := sdkec2.NewDescribeInstancesPaginator(c.api, &sdkec2.DescribeInstancesInput{
+	return c.describePages(ctx, op, &sdkec2.DescribeInstancesInput{
 		Filters:    []types.Filter{{Name: aws.String("private-dns-name"), Values: []string{name}}},
 		MaxResults: aws.Int32(100),
-	})
-	var all []ec2instance.Instance
-	for page := 0; pages.HasMorePages(); page++ {
-		if page == maxFilterPages {
-			return nil, fmt.Errorf("ec2 %s: more than %d pages", op, maxFilterPages)
-		}
-		out, err := pages.NextPage(ctx)
-		if err != nil {
-			return nil, apiError(op, err)
-		}
-		instances, err := convertReservations(out.Reservations)
-		if err != nil {
-			return nil, fmt.Errorf("ec2 %s: %w", op, err)
-		}
-		all = append(all, instances...)
-	}
-	return all, nil
+	}, maxFilterPages)
 }
 
 // MaxFilterValues is how many values InstancesByFilter puts in one
@@ -95,14 +79,20 @@ func (c *Client) InstancesByFilter(ctx context.Context, name string, values []st
 	if len(values) > MaxFilterValues {
 		return nil, fmt.Errorf("ec2 %s: more than %d values", op, MaxFilterValues)
 	}
-	pages := sdkec2.NewDescribeInstancesPaginator(c.api, &sdkec2.DescribeInstancesInput{
+	return c.describePages(ctx, op, &sdkec2.DescribeInstancesInput{
 		Filters:    []types.Filter{{Name: aws.String(name), Values: values}},
 		MaxResults: aws.Int32(1000),
-	})
+	}, maxBatchPages)
+}
+
+// describePages reads every page of a DescribeInstances call, at most
+// maxPages of them, naming op in its errors.
+func (c *Client) describePages(ctx context.Context, op string, in *sdkec2.DescribeInstancesInput, maxPages int) ([]ec2instance.Instance, error) {
+	pages := sdkec2.NewDescribeInstancesPaginator(c.api, in)
 	var all []ec2instance.Instance
 	for page := 0; pages.HasMorePages(); page++ {
-		if page == maxBatchPages {
-			return nil, fmt.Errorf("ec2 %s: more than %d pages", op, maxBatchPages)
+		if page == maxPages {
+			return nil, fmt.Errorf("ec2 %s: more than %d pages", op, maxPages)
 		}
 		out, err := pages.NextPage(ctx)
 		if err != nil {
