@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"net"
 	"os"
@@ -11,10 +10,8 @@ import (
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/node/doctor"
-	"github.com/nodeboot/nodeboot/internal/testing/aemmtest"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
 	"github.com/nodeboot/nodeboot/internal/testing/nodetest"
-	"github.com/nodeboot/nodeboot/internal/testing/pkitest"
 )
 
 // TestDoctorBundleAndJoinWait runs the built binary on a node rendered
@@ -25,17 +22,7 @@ import (
 func TestDoctorBundleAndJoinWait(t *testing.T) {
 	awstest.IsolateEnv(t)
 	closed := net.JoinHostPort("127.0.0.1", strconv.Itoa(nodetest.ClosedPort(t)))
-	userData := "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: lab\n    apiServerEndpoint: https://" + closed +
-		"\n    certificateAuthority: " + base64.StdEncoding.EncodeToString(pkitest.NewCA(t, "lab-ca").PEM) + "\n    cidr: 10.96.0.0/12\n"
-	imdsURL := aemmtest.Start(t, aemmtest.Config{UserData: []byte(userData)})
-	ec2 := awstest.NewEC2(t)
-	ec2.AddInstance(awstest.Instance{ID: aemmtest.DefaultInstanceID, InstanceType: "m5.large", PrivateDNSName: "ip-10-0-0-5.us-west-2.compute.internal"})
-	root := t.TempDir()
-	fakeMachine(t, root)
-	env := []string{"AWS_EC2_METADATA_SERVICE_ENDPOINT=" + imdsURL, "AWS_ENDPOINT_URL_EC2=" + ec2.URL, "PATH=/usr/bin:/bin"}
-	if res := run(t, env, "init", "--skip", "run", "--root", root); res.code != 0 {
-		t.Fatalf("init: exit %d\n%s", res.code, res.stderr)
-	}
+	root, env := configuredNode(t, closed)
 
 	res := run(t, env, "doctor", "--root", root, "-o", "json")
 	var rep doctor.Report
