@@ -202,7 +202,7 @@ func TestMalformedInputsWriteNothing(t *testing.T) {
 				return // an oddity that is only a warning; the config itself is fine
 			}
 			res := run(t, env, "init", "--skip", "run", "--root", root, "-c", "file:///user-data")
-			if onlyNodeadmAccepted(check.stdout) { // nodeadm boots it: init must too, warning
+			if nodetest.OnlyNodeadmAccepted(check.stdout) { // nodeadm boots it: init must too, warning
 				if res.code != 0 || !strings.Contains(res.stderr, "config check and init --strict refuse it") {
 					t.Fatalf("config check refuses only what nodeadm accepts, but init: exit %d\n%s", res.code, res.stderr)
 				}
@@ -268,19 +268,4 @@ func BenchmarkInitProcess(b *testing.B) {
 		worst = max(worst, time.Since(start))
 	}
 	b.ReportMetric(float64(worst.Microseconds())/1000, "worst-ms")
-}
-
-// onlyNodeadmAccepted reports whether every error of a config check report
-// is one nodeadm does not make (init boots such input, warning).
-func onlyNodeadmAccepted(report string) bool {
-	errors := 0
-	for _, line := range strings.Split(report, "\n") {
-		if strings.HasPrefix(line, "error: ") {
-			if !strings.HasSuffix(line, "[nodeadm accepts this: init only warns]") {
-				return false
-			}
-			errors++
-		}
-	}
-	return errors > 0
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nodeboot/nodeboot/internal/testing/nodetest"
 	"github.com/nodeboot/nodeboot/internal/testing/nodeview"
 )
 
@@ -48,7 +49,7 @@ var differences = []deliberate{
 	{
 		id:    "config-check-refuses-what-init-boots",
 		paths: []string{"exit.config-check"},
-		when:  func(d nodeview.Difference) bool { return onlyNodeadmAccepted(d.B) },
+		when:  func(d nodeview.Difference) bool { return nodetest.OnlyNodeadmAccepted(d.B) },
 		reason: "config check is strict: it refuses values nodeadm writes as they are (a CA that is no PEM certificate, " +
 			"a CIDR with host bits), each marked [nodeadm accepts this: init only warns]; init boots them",
 		doc: "docs/user-data.md", docLine: "`config check` and `init --strict` also refuse values nodeadm writes as they are",
@@ -136,19 +137,4 @@ func TestDifferencesAreDocumented(t *testing.T) {
 			t.Errorf("%s: no reason", e.id)
 		}
 	}
-}
-
-// onlyNodeadmAccepted reports whether every error of a config check report
-// is one nodeadm does not make (init boots such input, warning).
-func onlyNodeadmAccepted(report string) bool {
-	errors := 0
-	for _, line := range strings.Split(report, "\n") {
-		if strings.HasPrefix(line, "error: ") {
-			if !strings.HasSuffix(line, "[nodeadm accepts this: init only warns]") {
-				return false
-			}
-			errors++
-		}
-	}
-	return errors > 0
 }

@@ -115,10 +115,14 @@ func (p Problem) String() string {
 	}
 	b.WriteString(p.Message)
 	if p.StrictOnly && p.Severity == SeverityError {
-		b.WriteString(" [nodeadm accepts this: init only warns]")
+		b.WriteString(" " + StrictOnlyMark)
 	}
 	return b.String()
 }
+
+// StrictOnlyMark ends the text of an error that only `config check` and
+// --strict make: nodeadm accepts the input and init boots it, warning.
+const StrictOnlyMark = "[nodeadm accepts this: init only warns]"
 
 // List is an ordered collection of problems.
 type List []Problem
