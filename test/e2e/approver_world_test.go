@@ -254,22 +254,7 @@ func honestSANs(n worldNode) ([]string, []net.IP) {
 
 // decision waits for the Approved or Denied condition of CSR name.
 func (w *approverWorld) decision(ctx context.Context, name string, approver *process) (certificatesv1.CertificateSigningRequestCondition, error) {
-	var got certificatesv1.CertificateSigningRequestCondition
-	err := waitUntil(ctx, "decision on CSR "+name, time.Minute, 50*time.Millisecond, []*process{approver},
-		func(ctx context.Context) (bool, string, error) {
-			csr, err := w.c.admin.CertificatesV1().CertificateSigningRequests().Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
-				return false, err.Error(), nil
-			}
-			for _, cond := range csr.Status.Conditions {
-				if cond.Type == certificatesv1.CertificateApproved || cond.Type == certificatesv1.CertificateDenied {
-					got = cond
-					return true, "", nil
-				}
-			}
-			return false, "undecided", nil
-		})
-	return got, err
+	return waitDecision(ctx, w.c.admin, name, time.Minute, approver)
 }
 
 // randomHex returns n random bytes in hex: a static token.

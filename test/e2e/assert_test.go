@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
 	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
@@ -188,10 +189,16 @@ func assertServingCSR(t *testing.T, csr *certificatesv1.CertificateSigningReques
 
 // csrDecision waits for the first Approved or Denied condition of a CSR.
 func csrDecision(ctx context.Context, c *cluster, name string, timeout time.Duration) (certificatesv1.CertificateSigningRequestCondition, error) {
+	return waitDecision(ctx, c.admin, name, timeout, c.approver)
+}
+
+// waitDecision waits for the first Approved or Denied condition of CSR
+// name, failing early if the approver process exits.
+func waitDecision(ctx context.Context, admin kubernetes.Interface, name string, timeout time.Duration, approver *process) (certificatesv1.CertificateSigningRequestCondition, error) {
 	var got certificatesv1.CertificateSigningRequestCondition
-	err := waitUntil(ctx, "decision on CSR "+name, timeout, 50*time.Millisecond, []*process{c.approver},
+	err := waitUntil(ctx, "decision on CSR "+name, timeout, 50*time.Millisecond, []*process{approver},
 		func(ctx context.Context) (bool, string, error) {
-			csr, err := c.admin.CertificatesV1().CertificateSigningRequests().Get(ctx, name, metav1.GetOptions{})
+			csr, err := admin.CertificatesV1().CertificateSigningRequests().Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
 				return false, err.Error(), nil
 			}
