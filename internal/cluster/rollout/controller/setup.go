@@ -48,10 +48,12 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr manager.Manager, 
 
 // activeRollouts maps any event to every rollout not yet finished (nor
 // paused). It reads the two fields it needs from the unstructured objects,
-// so an undecodable rollout elsewhere does not matter here.
+// so an undecodable rollout elsewhere does not matter here. It runs for
+// every Node and Pod event (thousands per batch): it only reads, so the
+// cache's objects are not copied.
 func (r *Reconciler) activeRollouts(ctx context.Context, _ client.Object) []reconcile.Request {
 	list := newUnstructuredRolloutList()
-	if err := r.Client.List(ctx, list); err != nil {
+	if err := r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
 		logf.FromContext(ctx).Error(err, "list rollouts")
 		return nil
 	}
