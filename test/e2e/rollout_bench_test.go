@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -27,6 +28,10 @@ import (
 const (
 	EnvBenchRollout = "NODEBOOT_BENCH_ROLLOUT"
 	EnvBenchNodes   = "NODEBOOT_BENCH_NODES"
+	// EnvBenchCPUProfile names a directory: the controller's CPU is
+	// profiled through its pprof server during the rollout, in 20 s
+	// pieces (cpu-<n>.pprof; merge them with go tool pprof -proto).
+	EnvBenchCPUProfile = "NODEBOOT_BENCH_CPUPROFILE"
 )
 
 // Scale benchmark parameters.
@@ -56,9 +61,6 @@ type rolloutBenchReport struct {
 	// the Go heap in use and the next GC's goal.
 	ControllerRSSAnonMiB, ControllerRSSFileMiB  float64
 	ControllerHeapInUseMiB, ControllerNextGCMiB float64
-	// Batches' timeline from the status (whole seconds): when the batch
-	// was picked, its last node drained and its last node terminated.
-	Timeline []string
 	// LoadAverage is the machine's 1-minute load before and after.
 	LoadAverage [2]string
 	// EvictionFloor is one batch's evictions done by the harness alone
@@ -133,6 +135,7 @@ func TestRolloutScale(t *testing.T) {
 
 	watch := w.watchBench(t, "scale")
 	loadBefore := loadAverage()
+	stopProfile := profileCPU(t, w.pprofAddr, os.Getenv(EnvBenchCPUProfile))
 	start := time.Now()
 	if out, err := w.cli(t, "start", "scale", "--group", g.name, "--image-id", newImage, "--max-unavailable", fmt.Sprint(benchMaxUnavailable),
 		"--post-drain-wait", "0s", "--eviction-retry-interval", "0s", "--node-creation-timeout", "10m", "--drain-timeout", "10m"); err != nil {
@@ -140,6 +143,7 @@ func TestRolloutScale(t *testing.T) {
 	}
 	ro := w.waitRollout(t, "scale", "Succeeded", 30*time.Minute, phaseIs(rolloutv1.PhaseSucceeded))
 	total := time.Since(start)
+	stopProfile()
 
 	after, err := scrapeRequests(t.Context(), w.metricsAddr)
 	if err != nil {
@@ -175,7 +179,6 @@ func TestRolloutScale(t *testing.T) {
 	} else {
 		t.Logf("controller memory metrics: %v", err)
 	}
-	rep.Timeline = batchTimeline(ro)
 	rep.LoadAverage = [2]string{loadBefore, loadAverage()}
 	w.assertReplaced(t, g, ro, "2")
 	w.assertOneTerminationEach(t, g)
@@ -313,35 +316,6 @@ func procStatusMiB(t *testing.T, pid int, field string) float64 {
 	return 0
 }
 
-// batchTimeline summarises each batch from the status, relative to the
-// rollout's start: picked, last drained, last terminated.
-func batchTimeline(ro *rolloutv1.NodeGroupRollout) []string {
-	start := ro.Status.StartTime.Time
-	type span struct{ picked, drained, terminated time.Time }
-	spans := map[int32]*span{}
-	for _, p := range ro.Status.Nodes {
-		s := spans[p.Batch]
-		if s == nil {
-			s = &span{picked: p.DrainStartTime.Time}
-			spans[p.Batch] = s
-		}
-		if p.DrainedTime != nil && p.DrainedTime.After(s.drained) {
-			s.drained = p.DrainedTime.Time
-		}
-		if p.TerminatedTime != nil && p.TerminatedTime.After(s.terminated) {
-			s.terminated = p.TerminatedTime.Time
-		}
-	}
-	var out []string
-	for b := int32(1); b <= ro.Status.Batch; b++ {
-		if s := spans[b]; s != nil {
-			out = append(out, fmt.Sprintf("batch %d: picked +%s, drained +%s, terminated +%s", b,
-				s.picked.Sub(start), s.drained.Sub(start), s.terminated.Sub(start)))
-		}
-	}
-	return out
-}
-
 func loadAverage() string {
 	data, _ := os.ReadFile("/proc/loadavg")
 	f := strings.Fields(string(data))
@@ -349,4 +323,54 @@ func loadAverage() string {
 		return ""
 	}
 	return f[0]
+}
+
+// profileCPU saves the CPU profiles of the process serving pprof at addr
+// into dir, one 20 s piece after another, until the returned function is
+// called (it waits for the last piece). An empty dir profiles nothing.
+func profileCPU(t *testing.T, addr, dir string) func() {
+	t.Helper()
+	if dir == "" {
+		return func() {}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if err := saveProfile(t.Context(), fmt.Sprintf("http://%s/debug/pprof/profile?seconds=20", addr), filepath.Join(dir, fmt.Sprintf("cpu-%02d.pprof", i))); err != nil {
+				t.Logf("cpu profile: %v", err)
+				return
+			}
+		}
+	}()
+	return func() { close(stop); <-done }
+}
+
+// saveProfile writes what url answers to path.
+func saveProfile(ctx context.Context, url, path string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
 }

@@ -87,9 +87,11 @@ func (bw *benchWatch) nodeReady(name string, at time.Time) {
 	}
 }
 
-// rollout records the batches' states first seen in a status.
+// rollout records the batches' states first seen in a status. The status
+// lists the nodes in flight and drops a replaced node once its instance
+// left the group: a batch seen before and now absent is terminated.
 func (bw *benchWatch) rollout(ro *rolloutv1.NodeGroupRollout, at time.Time) {
-	type count struct{ all, draining, terminating, terminated int }
+	type count struct{ draining, waiting, terminating int }
 	counts := map[int32]*count{}
 	for _, p := range ro.Status.Nodes {
 		c := counts[p.Batch]
@@ -97,18 +99,22 @@ func (bw *benchWatch) rollout(ro *rolloutv1.NodeGroupRollout, at time.Time) {
 			c = &count{}
 			counts[p.Batch] = c
 		}
-		c.all++
 		switch p.Step {
 		case rolloutv1.StepDraining:
 			c.draining++
+		case rolloutv1.StepWaitingAfterDrain:
+			c.waiting++
 		case rolloutv1.StepTerminating:
 			c.terminating++
-		case rolloutv1.StepTerminated:
-			c.terminated++
 		}
 	}
 	bw.mu.Lock()
 	defer bw.mu.Unlock()
+	for b := range bw.picked {
+		if counts[b] == nil {
+			counts[b] = &count{}
+		}
+	}
 	first := func(m map[int32]time.Time, b int32) {
 		if _, ok := m[b]; !ok {
 			m[b] = at
@@ -119,10 +125,10 @@ func (bw *benchWatch) rollout(ro *rolloutv1.NodeGroupRollout, at time.Time) {
 		if c.draining == 0 {
 			first(bw.drained, b)
 		}
-		if c.terminating+c.terminated == c.all {
+		if c.draining+c.waiting == 0 {
 			first(bw.terminating, b)
 		}
-		if c.terminated == c.all {
+		if c.draining+c.waiting+c.terminating == 0 {
 			first(bw.terminated, b)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -212,16 +213,48 @@ func (w *rolloutWorld) assertReplaced(t *testing.T, g group, ro *rolloutv1.NodeG
 	if err != nil {
 		t.Error(err)
 	}
-	seen := map[string]bool{}
-	for _, p := range ro.Status.Nodes {
-		if seen[p.InstanceID] || p.Step != rolloutv1.StepTerminated {
-			t.Errorf("status node %s (%s): step %s, listed before: %t", p.Name, p.InstanceID, p.Step, seen[p.InstanceID])
+	// The status keeps only the nodes in flight; each replaced one is
+	// counted and told by a NodeReplaced Event naming its instance.
+	if len(ro.Status.Nodes) != 0 || int(ro.Status.NodesReplaced) != g.size || int(ro.Status.NodesTotal) != g.size {
+		t.Errorf("status lists %d nodes, replaced %d of %d; want none listed and %d replaced", len(ro.Status.Nodes), ro.Status.NodesReplaced, ro.Status.NodesTotal, g.size)
+	}
+	current := map[string]bool{}
+	for _, in := range instances {
+		current[in.ID] = true
+	}
+	err = waitUntil(t.Context(), "a NodeReplaced Event for each old instance", time.Minute, 200*time.Millisecond, w.c.procs.procs, func(ctx context.Context) (bool, string, error) {
+		events, err := w.rolloutEvents(ctx, ro.Name)
+		if err != nil {
+			return false, "", err
 		}
-		seen[p.InstanceID] = true
+		replaced := replacedInstances(events)
+		for id := range replaced {
+			if current[id] {
+				return false, "", fmt.Errorf("NodeReplaced names instance %s, still in the group", id)
+			}
+		}
+		return len(replaced) == g.size, fmt.Sprintf("%d instances replaced", len(replaced)), nil
+	})
+	if err != nil {
+		t.Error(err)
 	}
-	if len(seen) != g.size || int(ro.Status.NodesReplaced) != g.size || int(ro.Status.NodesTotal) != g.size {
-		t.Errorf("status lists %d nodes, replaced %d of %d; want %d", len(seen), ro.Status.NodesReplaced, ro.Status.NodesTotal, g.size)
+}
+
+// replacedInstances returns the instance IDs NodeReplaced Events name
+// ("node NAME (ID): ...").
+func replacedInstances(events []corev1.Event) map[string]bool {
+	out := map[string]bool{}
+	for _, e := range events {
+		if e.Reason != "NodeReplaced" {
+			continue
+		}
+		if _, rest, ok := strings.Cut(e.Message, " ("); ok {
+			if id, _, ok := strings.Cut(rest, ")"); ok {
+				out[id] = true
+			}
+		}
 	}
+	return out
 }
 
 // assertOneTerminationEach checks that no instance of the group was asked

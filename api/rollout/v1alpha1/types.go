@@ -275,7 +275,12 @@ type NodeGroupRolloutStatus struct {
 	NodesTotal int32 `json:"nodesTotal,omitempty"`
 	// +optional
 	NodesReplaced int32 `json:"nodesReplaced,omitempty"`
-	// Nodes is every node the rollout picked, in the order picked.
+	// Nodes are the nodes the rollout works on, in the order picked: those
+	// in flight, the released ones (abort), and the terminated ones whose
+	// instance is still in the group. A terminated node leaves the list
+	// once its instance left the group (NodesReplaced counts it, a
+	// NodeReplaced Event records it), so the list holds about a batch or
+	// two, not the whole group.
 	// +optional
 	// +listType=map
 	// +listMapKey=instanceID

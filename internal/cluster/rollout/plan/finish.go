@@ -117,7 +117,7 @@ func (w *world) pickSurplus(d *Decision, keep map[string]bool) int {
 		if p.Batch != abortBatch || !inFlight(p.Step) {
 			continue
 		}
-		if in, ok := w.Group.Instance(p.InstanceID); p.Step != rolloutv1.StepTerminating || (ok && in.InService()) {
+		if in, ok := w.instance(p.InstanceID); p.Step != rolloutv1.StepTerminating || (ok && in.InService()) {
 			pending++
 		}
 	}

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -21,8 +22,10 @@ type world struct {
 	set  Settings
 	name string
 	now  metav1.Time
-	// nodes maps instance IDs to their Nodes.
-	nodes map[string]*corev1.Node
+	// nodes maps instance IDs to their Nodes, instances to the group's
+	// instances.
+	nodes     map[string]*corev1.Node
+	instances map[string]nodegroup.Instance
 	// pods maps node names to the pods bound there.
 	pods    map[string][]*corev1.Pod
 	budgets budgets
@@ -30,18 +33,22 @@ type world struct {
 
 func newWorld(s Snapshot) *world {
 	w := &world{
-		Snapshot: s,
-		set:      settingsOf(s.Rollout),
-		name:     s.Rollout.Name,
-		now:      metav1.NewTime(s.Now),
-		nodes:    map[string]*corev1.Node{},
-		pods:     map[string][]*corev1.Pod{},
-		budgets:  newBudgets(s.PDBs),
+		Snapshot:  s,
+		set:       settingsOf(s.Rollout),
+		name:      s.Rollout.Name,
+		now:       metav1.NewTime(s.Now),
+		nodes:     map[string]*corev1.Node{},
+		instances: make(map[string]nodegroup.Instance, len(s.Group.Instances)),
+		pods:      map[string][]*corev1.Pod{},
+		budgets:   newBudgets(s.PDBs),
 	}
 	for i := range s.Nodes {
 		if id := NodeInstanceID(&s.Nodes[i]); id != "" {
 			w.nodes[id] = &s.Nodes[i]
 		}
+	}
+	for _, in := range s.Group.Instances {
+		w.instances[in.ID] = in
 	}
 	for i := range s.Pods {
 		p := &s.Pods[i]
@@ -50,6 +57,12 @@ func newWorld(s Snapshot) *world {
 		}
 	}
 	return w
+}
+
+// instance returns the group's instance id.
+func (w *world) instance(id string) (nodegroup.Instance, bool) {
+	in, ok := w.instances[id]
+	return in, ok
 }
 
 // target returns the target version number, or "" before it is known.
@@ -78,8 +91,28 @@ func Plan(s Snapshot) Decision {
 	w := newWorld(s)
 	d := &Decision{Status: *s.Rollout.Status.DeepCopy()}
 	w.plan(d)
+	w.forgetReplaced(&d.Status)
 	setConditions(&d.Status, s.Rollout.Generation, w.now)
 	return *d
+}
+
+// forgetReplaced drops from the status the terminated nodes whose
+// instance has left the group: nothing the planner decides depends on
+// them any more (instance IDs do not come back), NodesReplaced counts
+// them and a NodeReplaced Event told each. The status thus holds the nodes
+// in flight, not every node picked: its size, and the cost of each write
+// of it, stays that of a batch or two however large the group.
+func (w *world) forgetReplaced(st *rolloutv1.NodeGroupRolloutStatus) {
+	st.Nodes = slices.DeleteFunc(st.Nodes, func(p rolloutv1.NodeProgress) bool {
+		if p.Step != rolloutv1.StepTerminated {
+			return false
+		}
+		_, inGroup := w.instance(p.InstanceID)
+		return !inGroup
+	})
+	if len(st.Nodes) == 0 {
+		st.Nodes = nil
+	}
 }
 
 // plan moves the status on by one step.

@@ -26,6 +26,10 @@ type sim struct {
 	killed       []string
 	minInService int
 	evicted      int
+	// decremented lists the instances terminated with a decrement;
+	// mostTracked is the most nodes a status held.
+	decremented []string
+	mostTracked int
 	// last is the last decision applied.
 	last      Decision
 	recreated int
@@ -52,6 +56,7 @@ func (s *sim) runUntil(maxSteps int, done func() bool) int {
 		s.last = d
 		res := s.apply(d)
 		Record(&s.ro.Status, res, s.now)
+		s.mostTracked = max(s.mostTracked, len(s.ro.Status.Nodes))
 		if done() {
 			return i
 		}
@@ -182,6 +187,7 @@ func (s *sim) terminate(id string, decrement bool) {
 	}
 	if decrement {
 		s.group.Desired--
+		s.decremented = append(s.decremented, id)
 	}
 	s.reconcile()
 }
@@ -248,15 +254,12 @@ func (s *sim) checkSucceeded(original int32) {
 	if int(st.NodesReplaced) != int(st.NodesTotal) {
 		s.t.Errorf("replaced %d of %d", st.NodesReplaced, st.NodesTotal)
 	}
-	seen := map[string]bool{}
-	for _, p := range st.Nodes {
-		if seen[p.InstanceID] {
-			s.t.Errorf("instance %s picked twice", p.InstanceID)
-		}
-		seen[p.InstanceID] = true
-		if p.Step != rolloutv1.StepTerminated {
-			s.t.Errorf("node %s ends in step %s", p.Name, p.Step)
-		}
+	// The status keeps the nodes in flight, not the replaced ones.
+	if len(st.Nodes) != 0 {
+		s.t.Errorf("status still lists %d nodes at the end: %+v", len(st.Nodes), st.Nodes)
+	}
+	if s.mostTracked > 2*int(st.MaxUnavailable) {
+		s.t.Errorf("status held up to %d nodes, want at most two batches (%d)", s.mostTracked, 2*st.MaxUnavailable)
 	}
 }
 

@@ -131,7 +131,7 @@ func (w *world) pickBatch(d *Decision, candidates []nodegroup.Instance) {
 
 // drain evicts the pods of a picked node until none must leave.
 func (w *world) drain(d *Decision, p *rolloutv1.NodeProgress) {
-	if _, ok := w.Group.Instance(p.InstanceID); !ok {
+	if _, ok := w.instance(p.InstanceID); !ok {
 		w.terminated(d, p, "left the group before it was drained")
 		return
 	}
@@ -242,7 +242,7 @@ func (w *world) afterDrain(d *Decision, p *rolloutv1.NodeProgress, t *terminatio
 // terminating waits for a terminated instance to leave the group and
 // repeats a request that went unanswered.
 func (w *world) terminating(d *Decision, p *rolloutv1.NodeProgress) {
-	in, ok := w.Group.Instance(p.InstanceID)
+	in, ok := w.instance(p.InstanceID)
 	if !ok || !(in.InService() || in.LifecycleState == nodegroup.LifecyclePending) {
 		w.terminated(d, p, "replaced")
 		return
