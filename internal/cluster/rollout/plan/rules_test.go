@@ -279,6 +279,26 @@ func TestCapacityGate(t *testing.T) {
 			t.Fatalf("cordons %v, want the batch's node first, then the 5 other outdated nodes", cordons)
 		}
 	})
+	t.Run("no cordons of other outdated nodes beside evictions", func(t *testing.T) {
+		s := scaledUp(t, nil)
+		s.spreadPods(1)
+		d := s.plan()
+		// Only the batch's own cordon is carried out: the others are
+		// still to do when its evictions go out.
+		batch := s.node(d.Status.Nodes[0].Name)
+		batch.Spec.Unschedulable = true
+		batch.Labels[LabelExcludeLB] = "true"
+		s.ro.Status = d.Status
+		d = s.plan()
+		if len(actionsOf[Evict](d)) != 1 || len(actionsOf[Cordon](d)) != 0 {
+			t.Fatalf("actions %v, want the batch's evictions alone", d.Actions)
+		}
+		s.apply(d)
+		s.ro.Status = d.Status
+		if d := s.plan(); len(actionsOf[Cordon](d)) != 5 {
+			t.Errorf("actions %v, want the 5 other outdated nodes cordoned once no eviction goes out", d.Actions)
+		}
+	})
 	t.Run("no EKS labels required", func(t *testing.T) {
 		s := scaledUp(t, func(sp *rolloutv1.NodeGroupRolloutSpec) {
 			sp.NewNodes = rolloutv1.NewNodeRequirements{EKSLabels: ptr.To(false), Labels: map[string]rolloutv1.LabelValue{"team": "blue"}}
