@@ -133,12 +133,17 @@ func (r *Reconciler) step(ctx context.Context, ro *rolloutv1.NodeGroupRollout) (
 		return reconcile.Result{}, err
 	}
 	t0 := time.Now()
-	snap, err := r.snapshot(ctx, ro, group)
+	var lookupErr error // of the pods the planner looks up
+	snap, err := r.snapshot(ctx, ro, group, &lookupErr)
 	if err != nil {
 		r.Recorder.Event(ro, corev1.EventTypeWarning, "SnapshotFailed", err.Error())
 		return reconcile.Result{}, err
 	}
 	d := plan.Plan(snap)
+	if lookupErr != nil {
+		r.Recorder.Event(ro, corev1.EventTypeWarning, "SnapshotFailed", lookupErr.Error())
+		return reconcile.Result{}, lookupErr
+	}
 	t1 := time.Now()
 	prev := ro.Status.DeepCopy()
 	if err := r.writeStatus(ctx, ro, d.Status); err != nil {

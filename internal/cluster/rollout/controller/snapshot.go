@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -27,7 +28,7 @@ func IndexNodeName(obj client.Object) []string {
 
 // snapshot reads what the planner needs: the group, the Nodes of its
 // instances, their pods and the budgets of those pods' namespaces.
-func (r *Reconciler) snapshot(ctx context.Context, ro *rolloutv1.NodeGroupRollout, g nodegroup.Group) (plan.Snapshot, error) {
+func (r *Reconciler) snapshot(ctx context.Context, ro *rolloutv1.NodeGroupRollout, g nodegroup.Group, lookupErr *error) (plan.Snapshot, error) {
 	// The planner only reads: the cache's objects are not copied.
 	var nodes corev1.NodeList
 	if err := r.Client.List(ctx, &nodes, client.UnsafeDisableDeepCopy); err != nil {
@@ -46,7 +47,7 @@ func (r *Reconciler) snapshot(ctx context.Context, ro *rolloutv1.NodeGroupRollou
 	for _, in := range state.Instances {
 		inGroup[in.ID] = true
 	}
-	if err := r.addGroupNodes(ctx, &snap, nodes.Items, inGroup); err != nil {
+	if err := r.addGroupNodes(ctx, &snap, nodes.Items, inGroup, lookupErr); err != nil {
 		return plan.Snapshot{}, err
 	}
 	if ro.Spec.Abort || ro.DeletionTimestamp != nil {
@@ -57,40 +58,30 @@ func (r *Reconciler) snapshot(ctx context.Context, ro *rolloutv1.NodeGroupRollou
 	return snap, nil
 }
 
-// addGroupNodes adds the Nodes of the group's instances to snap, with their
-// pods and the budgets of those pods' namespaces. The pods come from one
-// pass over the cache's pods rather than a lookup per Node: at 1,000 Nodes
-// the lookups' fixed cost and the copies of a growing slice were most of a
-// planning step's CPU (docs/performance.md).
-func (r *Reconciler) addGroupNodes(ctx context.Context, snap *plan.Snapshot, nodes []corev1.Node, inGroup map[string]bool) error {
-	names := make(map[string]bool, len(inGroup))
+// addGroupNodes adds the Nodes of the group's instances to snap, a lookup
+// of their pods in the cache's index by Node, and every budget. The planner
+// looks up the pods of the Nodes it works on only: gathering every pod of a
+// 1,000-node group in each step was most of a step's CPU
+// (docs/performance.md). A failed lookup is kept in *lookupErr.
+func (r *Reconciler) addGroupNodes(ctx context.Context, snap *plan.Snapshot, nodes []corev1.Node, inGroup map[string]bool, lookupErr *error) error {
 	snap.Nodes = make([]corev1.Node, 0, len(inGroup))
 	for i := range nodes {
-		n := &nodes[i]
-		if inGroup[plan.NodeInstanceID(n)] {
+		if n := &nodes[i]; inGroup[plan.NodeInstanceID(n)] {
 			snap.Nodes = append(snap.Nodes, *n)
-			names[n.Name] = true
 		}
 	}
-	var pods corev1.PodList
-	if err := r.Client.List(ctx, &pods, client.UnsafeDisableDeepCopy); err != nil {
-		return fmt.Errorf("list pods: %w", err)
-	}
-	namespaces := map[string]bool{}
-	snap.Pods = pods.Items[:0] // filtered in place
-	for i := range pods.Items {
-		if p := &pods.Items[i]; names[p.Spec.NodeName] {
-			namespaces[p.Namespace] = true
-			snap.Pods = append(snap.Pods, *p)
+	snap.PodsOn = func(node string) []corev1.Pod {
+		var pods corev1.PodList
+		if err := r.Client.List(ctx, &pods, client.MatchingFields{NodeNameIndex: node}, client.UnsafeDisableDeepCopy); err != nil {
+			*lookupErr = errors.Join(*lookupErr, fmt.Errorf("list pods of node %s: %w", node, err))
 		}
+		return pods.Items
 	}
-	for ns := range namespaces {
-		var pdbs policyv1.PodDisruptionBudgetList
-		if err := r.Client.List(ctx, &pdbs, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
-			return fmt.Errorf("list pod disruption budgets of %s: %w", ns, err)
-		}
-		snap.PDBs = append(snap.PDBs, pdbs.Items...)
+	var pdbs policyv1.PodDisruptionBudgetList
+	if err := r.Client.List(ctx, &pdbs, client.UnsafeDisableDeepCopy); err != nil {
+		return fmt.Errorf("list pod disruption budgets: %w", err)
 	}
+	snap.PDBs = pdbs.Items
 	return nil
 }
 

@@ -24,6 +24,11 @@ type Snapshot struct {
 	Nodes []corev1.Node
 	Pods  []corev1.Pod
 	PDBs  []policyv1.PodDisruptionBudget
+	// PodsOn, when set, returns the pods bound to a Node and Pods is not
+	// read: the planner asks only for the Nodes it works on (those being
+	// drained or picked), so that a step over a large group does not
+	// gather every pod of it. It is asked at most once per Node and step.
+	PodsOn func(node string) []corev1.Pod
 }
 
 // Decision is the outcome of one planning step.

@@ -153,7 +153,7 @@ func (w *world) podsToMove(in nodegroup.Instance) int {
 		return 0
 	}
 	c := 0
-	for _, p := range w.pods[n.Name] {
+	for _, p := range w.podsOn(n.Name) {
 		if mustLeave(p) {
 			c++
 		}

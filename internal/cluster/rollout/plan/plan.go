@@ -26,7 +26,8 @@ type world struct {
 	// instances.
 	nodes     map[string]*corev1.Node
 	instances map[string]nodegroup.Instance
-	// pods maps node names to the pods bound there.
+	// pods maps node names to the pods bound there (all of them, or those
+	// asked for so far with Snapshot.PodsOn).
 	pods    map[string][]*corev1.Pod
 	budgets budgets
 }
@@ -50,6 +51,9 @@ func newWorld(s Snapshot) *world {
 	for _, in := range s.Group.Instances {
 		w.instances[in.ID] = in
 	}
+	if s.PodsOn != nil {
+		return w
+	}
 	for i := range s.Pods {
 		p := &s.Pods[i]
 		if p.Spec.NodeName != "" {
@@ -57,6 +61,23 @@ func newWorld(s Snapshot) *world {
 		}
 	}
 	return w
+}
+
+// podsOn returns the pods bound to the named Node.
+func (w *world) podsOn(node string) []*corev1.Pod {
+	if w.PodsOn == nil {
+		return w.pods[node]
+	}
+	if pods, ok := w.pods[node]; ok {
+		return pods
+	}
+	got := w.PodsOn(node)
+	pods := make([]*corev1.Pod, len(got))
+	for i := range got {
+		pods[i] = &got[i]
+	}
+	w.pods[node] = pods
+	return pods
 }
 
 // instance returns the group's instance id.

@@ -157,7 +157,7 @@ func (w *world) nodeReport(in nodegroup.Instance, replicas map[types.UID]int, o 
 	var grace time.Duration
 	rounds := 1
 	perBudget := map[string]int{}
-	for _, p := range w.pods[n.Name] {
+	for _, p := range w.podsOn(n.Name) {
 		if !mustLeave(p) {
 			continue
 		}

@@ -177,7 +177,7 @@ func (p podsOnNode) count() int { return len(p.evict) + len(p.doNotEvict) + len(
 // evict (do-not-disrupt), already terminating.
 func (w *world) podsLeft(node *corev1.Node) podsOnNode {
 	var out podsOnNode
-	for _, pod := range w.pods[node.Name] {
+	for _, pod := range w.podsOn(node.Name) {
 		switch {
 		case !mustLeave(pod):
 		case pod.DeletionTimestamp != nil:
@@ -219,7 +219,7 @@ func (w *world) drained(d *Decision, p *rolloutv1.NodeProgress) {
 // draining, within the same deadline.
 func (w *world) afterDrain(d *Decision, p *rolloutv1.NodeProgress, t *terminations) {
 	if node, ok := w.nodes[p.InstanceID]; ok {
-		for _, pod := range w.pods[node.Name] {
+		for _, pod := range w.podsOn(node.Name) {
 			if mustLeave(pod) && pod.DeletionTimestamp == nil {
 				p.Step, p.DrainedTime = rolloutv1.StepDraining, nil
 				w.event(d, false, "PodReturned", fmt.Sprintf("pod %s/%s was scheduled onto drained node %s; draining again", pod.Namespace, pod.Name, node.Name))
