@@ -32,6 +32,8 @@ type fixture struct {
 	next    int
 	zones   []string
 	version string // what the group launches now
+	// lazyPods hands the planner the pods through Snapshot.PodsOn.
+	lazyPods bool
 }
 
 // newFixture is a group of n instances at version "1" over zones (balanced),
@@ -81,7 +83,20 @@ func (f *fixture) launch(zone, version string) nodegroup.Instance {
 }
 
 func (f *fixture) snapshot() Snapshot {
-	return Snapshot{Now: f.now, Rollout: f.ro, Group: f.group, Nodes: f.nodes, Pods: f.pods, PDBs: f.pdbs}
+	s := Snapshot{Now: f.now, Rollout: f.ro, Group: f.group, Nodes: f.nodes, Pods: f.pods, PDBs: f.pdbs}
+	if f.lazyPods {
+		pods := s.Pods
+		s.Pods, s.PodsOn = nil, func(node string) []corev1.Pod {
+			var out []corev1.Pod
+			for _, p := range pods {
+				if p.Spec.NodeName == node {
+					out = append(out, p)
+				}
+			}
+			return out
+		}
+	}
+	return s
 }
 
 // plan plans once and stores the status in the rollout (as the controller

@@ -1,7 +1,13 @@
 package plan
 
 import (
+	"fmt"
+	"reflect"
+	"slices"
 	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -42,14 +48,57 @@ func TestRolloutsRunToCompletion(t *testing.T) {
 			spec: func(s *rolloutv1.NodeGroupRolloutSpec) { s.NodeOrder = rolloutv1.OrderOldest }},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := newSim(t, newFixture(tc.nodes, threeZones(), tc.spec))
-			s.spreadPods(2)
-			s.run(5000)
-			s.checkSucceeded(int32(tc.nodes))
-			if s.minInService < tc.minInService {
-				t.Errorf("in-service instances fell to %d, want at least %d", s.minInService, tc.minInService)
+		for _, lazy := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, pods looked up %t", tc.name, lazy), func(t *testing.T) {
+				s := newSim(t, newFixture(tc.nodes, threeZones(), tc.spec))
+				s.lazyPods = lazy
+				s.spreadPods(2)
+				s.run(5000)
+				s.checkSucceeded(int32(tc.nodes))
+				if s.minInService < tc.minInService {
+					t.Errorf("in-service instances fell to %d, want at least %d", s.minInService, tc.minInService)
+				}
+			})
+		}
+	}
+}
+
+// TestPodsLookedUp checks that a step given Snapshot.PodsOn decides as one
+// given every pod, asking only for the Nodes it drains, once each.
+func TestPodsLookedUp(t *testing.T) {
+	s := scaledUp(t, func(sp *rolloutv1.NodeGroupRolloutSpec) { sp.MaxUnavailable = ptr.To(intstr.FromInt32(2)) })
+	s.spreadPods(2)
+	looked := 0
+	for step := 0; step < 6; step++ {
+		snap := s.snapshot()
+		asked := map[string]int{}
+		lazy := snap
+		lazy.Pods = nil
+		lazy.PodsOn = func(node string) []corev1.Pod {
+			asked[node]++
+			var out []corev1.Pod
+			for _, p := range snap.Pods {
+				if p.Spec.NodeName == node {
+					out = append(out, p)
+				}
 			}
-		})
+			return out
+		}
+		want, got := Plan(snap), Plan(lazy)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("step %d: with PodsOn\n%+v\nwithout\n%+v", step, got, want)
+		}
+		for node, n := range asked {
+			if n != 1 || !slices.ContainsFunc(got.Status.Nodes, func(p rolloutv1.NodeProgress) bool { return p.Name == node }) {
+				t.Errorf("step %d: pods of %s asked %d times; want once, and only for the nodes in flight %+v", step, node, n, got.Status.Nodes)
+			}
+		}
+		looked += len(asked)
+		s.ro.Status = want.Status
+		Record(&s.ro.Status, s.apply(want), s.now)
+		s.now = s.now.Add(100 * time.Millisecond)
+	}
+	if looked == 0 {
+		t.Error("no pods looked up: the steps drained nothing")
 	}
 }
