@@ -157,7 +157,7 @@ func (r *Reconciler) step(ctx context.Context, ro *rolloutv1.NodeGroupRollout) (
 	t2 := time.Now()
 	actions, deferred := r.patchBudget(d.Actions)
 	actErr := r.act(ctx, ro, group, actions)
-	log.V(1).Info("planning step", "phase", ro.Status.Phase, "nodes", len(snap.Nodes), "pods", len(snap.Pods), "actions", len(actions),
+	log.V(1).Info("planning step", "phase", ro.Status.Phase, "nodes", len(snap.Nodes), "actions", len(actions),
 		"deferredPatches", deferred, "plan", t1.Sub(t0), "status", t2.Sub(t1), "act", time.Since(t2))
 	r.Metrics.observe(ro)
 	if actErr != nil {
