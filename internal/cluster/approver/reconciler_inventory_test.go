@@ -10,6 +10,7 @@ import (
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -246,6 +247,46 @@ func TestEventsPrefetchTheInventory(t *testing.T) {
 				if ev := <-h.rec.wake; ev.Object.GetName() != csr.Name {
 					t.Fatalf("woke %q, want %q", ev.Object.GetName(), csr.Name)
 				}
+			}
+		})
+	}
+}
+
+// TestNodeRegistrationPrefetchesTheInventory: a newly registered Node's
+// event asks the inventory ahead about its instance, so that its kubelet's
+// serving CSR, which follows within about a second, finds the answer at
+// hand; a Node registered long ago (an approver starting in a large
+// cluster lists them all), a policy that checks no instance, and an
+// inventory that cannot be asked ahead cost nothing.
+func TestNodeRegistrationPrefetchesTheInventory(t *testing.T) {
+	byID := policy.InstanceKey{ID: policytest.InstanceID}
+	byName := policy.InstanceKey{PrivateDNSName: policytest.Node}
+	for _, tc := range []struct {
+		name         string
+		age          time.Duration
+		providerID   string
+		mode         policy.InventoryMode
+		wantPrefetch []policy.InstanceKey
+	}{
+		{name: "registered a second ago, by providerID", age: time.Second, providerID: policytest.ProviderID, mode: policy.InventoryEC2, wantPrefetch: []policy.InstanceKey{byID}},
+		{name: "registered a second ago, by private DNS name", age: time.Second, mode: policy.InventoryEC2, wantPrefetch: []policy.InstanceKey{byName}},
+		{name: "registered at the horizon", age: registrationPrefetchHorizon, providerID: policytest.ProviderID, mode: policy.InventoryEC2, wantPrefetch: []policy.InstanceKey{byID}},
+		{name: "registered before the horizon", age: registrationPrefetchHorizon + time.Second, providerID: policytest.ProviderID, mode: policy.InventoryEC2},
+		{name: "inventory off", age: time.Second, providerID: policytest.ProviderID, mode: policy.InventoryOff},
+		{name: "inventory unavailable", age: time.Second, providerID: policytest.ProviderID, mode: policy.InventoryUnavailable},
+		{name: "providerID of another cloud", age: time.Second, providerID: "gce://project/zone/name", mode: policy.InventoryEC2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			node := policytest.EC2Node(tc.providerID)
+			node.CreationTimestamp = metav1.NewTime(h.clock.Now().Add(-tc.age))
+			inv := &fakeInventory{pending: true}
+			h.rec.Policy.Inventory, h.rec.Inventory = tc.mode, inv
+			if reqs := h.rec.prefetchingPendingCSRsForNode(t.Context(), node); len(reqs) != 0 {
+				t.Fatalf("queued %v, want no CSR (none exists)", reqs)
+			}
+			if !slices.Equal(inv.prefetched, tc.wantPrefetch) || len(inv.keys) != 0 {
+				t.Fatalf("prefetched %+v and looked up %+v, want %+v and no lookup", inv.prefetched, inv.keys, tc.wantPrefetch)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -37,8 +38,10 @@ const wakeBuffer = 4096
 // SetupWithManager registers the reconciler with mgr, deciding up to
 // workers CSRs at a time: it watches kubelet serving CSRs and, so that CSRs
 // waiting for their Node are decided as soon as it registers or reports its
-// addresses, Node creations and changes of addresses or providerID; CSRs
-// waiting for the EC2 inventory come back through InventoryReady.
+// addresses, Node creations and changes of addresses or providerID (which
+// also ask the EC2 inventory ahead about a newly registered Node's
+// instance); CSRs waiting for the EC2 inventory come back through
+// InventoryReady.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr manager.Manager, workers int) error {
 	err := mgr.GetFieldIndexer().IndexField(ctx, &certificatesv1.CertificateSigningRequest{}, RequesterNodeIndex, IndexRequesterNode)
 	if err != nil {
@@ -49,7 +52,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr manager.Manager, 
 		Named(ControllerName).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(workers, 1)}).
 		Watches(&certificatesv1.CertificateSigningRequest{}, r.prefetchingEnqueue(), builder.WithPredicates(undecidedServing())).
-		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.PendingCSRsForNode), builder.WithPredicates(nodeCreatedOrReaddressed())).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.prefetchingPendingCSRsForNode), builder.WithPredicates(nodeCreatedOrReaddressed())).
 		WatchesRawSource(source.Channel(r.wake, &handler.EnqueueRequestForObject{})).
 		Complete(r)
 	if err != nil {
@@ -85,6 +88,39 @@ func (r *Reconciler) PendingCSRsForNode(ctx context.Context, obj client.Object) 
 		}
 	}
 	return reqs
+}
+
+// registrationPrefetchHorizon is how recently a Node must have been created
+// for its event to ask the EC2 inventory about its instance ahead of its
+// kubelet's serving CSR. A kubelet asks for its serving certificate within
+// about a second of registering: client-go's certificate manager tries
+// every second and has a template once the kubelet's Node informer shows
+// its own Node with an address. The lookup then runs while the kubelet
+// gets there, and the CSR finds its answer at hand. Older Nodes, which an
+// approver starting in a large cluster lists, cost no call.
+const registrationPrefetchHorizon = time.Minute
+
+// prefetchingPendingCSRsForNode is PendingCSRsForNode that first asks the
+// inventory ahead about the instance of a Node registered within
+// registrationPrefetchHorizon.
+func (r *Reconciler) prefetchingPendingCSRsForNode(ctx context.Context, obj client.Object) []reconcile.Request {
+	if node, ok := obj.(*corev1.Node); ok {
+		r.prefetchForNode(node)
+	}
+	return r.PendingCSRsForNode(ctx, obj)
+}
+
+// prefetchForNode asks the inventory ahead about node's instance when the
+// policy checks instances and node is newly registered. No CSR waits on
+// it: a CSR that comes before the answer is parked by its own event.
+func (r *Reconciler) prefetchForNode(node *corev1.Node) {
+	p, ok := r.Inventory.(Prefetcher)
+	if !ok || r.Policy.Inventory != policy.InventoryEC2 || r.now().Sub(node.CreationTimestamp.Time) > registrationPrefetchHorizon {
+		return
+	}
+	if key, err := policy.InstanceKeyFor(node); err == nil {
+		p.Prefetch(key)
+	}
 }
 
 // prefetchingEnqueue enqueues a CSR, as For's handler would, but first asks
