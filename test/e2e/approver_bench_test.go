@@ -22,6 +22,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -41,11 +42,18 @@ const (
 	EnvBenchApproverArgs = "NODEBOOT_BENCH_APPROVER_ARGS"
 )
 
-// The join burst: burstNodes kubelets, each creating its serving CSR at a
-// moment spread evenly over burstSpread, plus forged CSRs among them.
+// The join burst: burstNodes kubelets, each registering its Node at a
+// moment spread evenly over burstSpread and creating its serving CSR at its
+// certificate manager's next try, plus forged CSRs among them.
 const (
 	burstNodes  = 1000
 	burstSpread = 1500 * time.Millisecond
+	// certManagerPeriod is how often a kubelet's serving certificate
+	// manager (client-go's util/certificate) tries to request a
+	// certificate; it has a template once the kubelet's Node informer
+	// shows its own Node with an address, so a kubelet's CSR follows its
+	// Node's registration by up to a period.
+	certManagerPeriod = time.Second
 	// burstGuard bounds the wait for every decision of a burst; it only
 	// catches a hang.
 	burstGuard = 10 * time.Minute
@@ -105,21 +113,24 @@ type floorRun struct {
 
 // approverBenchReport is what TestApproverBurst measures.
 type approverBenchReport struct {
-	Nodes, Forged       int
-	SpreadSeconds       float64
-	Approver            latencySummary
-	ApproverWallSeconds float64
-	Floors              []floorRun
-	BestFloor           floorRun
-	P99OverFloorP99     float64
-	ForgedDecisions     map[string]string
-	ForgedApproved      int
-	ApproverCPUSeconds  float64
-	ApproverPeakRSSMiB  float64
-	KubernetesRequests  map[string]float64 // the approver's, by verb
-	EC2HTTPRequests     map[string]int     // at the stubs, the SDK's retries included
-	EC2Calls            map[string]float64 // the approver's own count of its calls
-	InventoryBatchMean  float64
+	Nodes, Forged int
+	SpreadSeconds float64
+	// CertManagerPeriodSeconds bounds how long after its Node's
+	// registration a kubelet creates its CSR.
+	CertManagerPeriodSeconds float64
+	Approver                 latencySummary
+	ApproverWallSeconds      float64
+	Floors                   []floorRun
+	BestFloor                floorRun
+	P99OverFloorP99          float64
+	ForgedDecisions          map[string]string
+	ForgedApproved           int
+	ApproverCPUSeconds       float64
+	ApproverPeakRSSMiB       float64
+	KubernetesRequests       map[string]float64 // the approver's, by verb
+	EC2HTTPRequests          map[string]int     // at the stubs, the SDK's retries included
+	EC2Calls                 map[string]float64 // the approver's own count of its calls
+	InventoryBatchMean       float64
 	// Inside is where the approver's time went, from its own metrics.
 	Inside               approverInside
 	LoadAverage          [2]string
@@ -132,7 +143,10 @@ type approverBenchReport struct {
 // the EC2 inventory on, against the floor: the harness itself approving an
 // identical burst through the approval subresource at its best
 // concurrency, as fast as the API server, etcd and the signer allow on
-// this machine. It is a measurement, not a timed test: only a forged CSR
+// this machine. Each burst joins the nodes as kubelets do: each registers
+// its Node, then creates its CSR at its certificate manager's next try
+// (the approver starts with no Node registered, and every burst registers
+// them anew). It is a measurement, not a timed test: only a forged CSR
 // approved fails it.
 func TestApproverBurst(t *testing.T) {
 	if os.Getenv(EnvBenchApprover) == "" {
@@ -140,11 +154,11 @@ func TestApproverBurst(t *testing.T) {
 	}
 	env := loadEnv(t)
 	nodes, forgers := burstWorldNodes()
-	w := startApproverWorld(t, env, append(slices.Clone(nodes), forgers...), "--kube-api-qps=200", "--kube-api-burst=400")
+	w := startUnregisteredApproverWorld(t, env, append(slices.Clone(nodes), forgers...), "--kube-api-qps=200", "--kube-api-burst=400")
 	if err := w.classifyLikeProduction(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	rep := approverBenchReport{Nodes: burstNodes, SpreadSeconds: burstSpread.Seconds(), ForgedDecisions: map[string]string{}}
+	rep := approverBenchReport{Nodes: burstNodes, SpreadSeconds: burstSpread.Seconds(), CertManagerPeriodSeconds: certManagerPeriod.Seconds(), ForgedDecisions: map[string]string{}}
 	rep.LoadAverage[0] = loadAverage()
 
 	for _, c := range floorConcurrencies {
@@ -289,7 +303,7 @@ func (w *approverWorld) measureFloor(t *testing.T, nodes []worldNode, concurrenc
 	cs := w.approverClient(t)
 	load := loadAverage()
 	w.waitIssued(t)
-	res := w.burst(t, prepare(t, nodes), func(ctx context.Context, pending <-chan *certificatesv1.CertificateSigningRequest) {
+	res := w.burst(t, w.nodes, prepare(t, nodes), func(ctx context.Context, pending <-chan *certificatesv1.CertificateSigningRequest) {
 		var wg sync.WaitGroup
 		for range concurrency {
 			wg.Go(func() {
@@ -362,7 +376,7 @@ func (w *approverWorld) measureApprover(t *testing.T, nodes, forgers []worldNode
 		at := (i*len(csrs))/len(forged) + i
 		csrs = slices.Insert(csrs, at, f)
 	}
-	res := w.burst(t, csrs, nil)
+	res := w.burst(t, w.nodes, csrs, nil)
 	rep.Approver, rep.ApproverWallSeconds = summarize(res.latencies), res.wall.Seconds()
 	rep.ApproverCPUSeconds = processCPU(t, a.pid()) - cpu
 	rep.ApproverPeakRSSMiB = procStatusMiB(t, a.pid(), "VmHWM")
@@ -472,11 +486,14 @@ func insideApprover(families map[string]*dto.MetricFamily) approverInside {
 	return in
 }
 
-// burst creates csrs, each with its node's credential, at moments spread
-// evenly over burstSpread, and waits until every one is decided, watching
-// them. With approve set, the watch hands each new CSR to it (the floor);
-// otherwise an approver must decide them.
-func (w *approverWorld) burst(t *testing.T, csrs []burstCSR, approve func(context.Context, <-chan *certificatesv1.CertificateSigningRequest)) burstResult {
+// burst joins the nodes as kubelets do, each with its own credential: each
+// registers its Node at a moment spread evenly over burstSpread, and each
+// CSR of csrs is created once its node's Node exists, at the node's
+// certificate manager's next try (certManagerPhase). It waits until every
+// CSR is decided, watching them, then deletes the Nodes, so that the next
+// burst joins them again. With approve set, the watch hands each new CSR to
+// it (the floor); otherwise an approver must decide them.
+func (w *approverWorld) burst(t *testing.T, joining []worldNode, csrs []burstCSR, approve func(context.Context, <-chan *certificatesv1.CertificateSigningRequest)) burstResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), burstGuard)
 	defer cancel()
@@ -490,16 +507,13 @@ func (w *approverWorld) burst(t *testing.T, csrs []burstCSR, approve func(contex
 			approve(ctx, pending)
 		}
 	}()
-	clients := make([]kubernetes.Interface, len(csrs))
-	for i, c := range csrs {
-		var err error
-		if clients[i], err = w.client(c.node); err != nil {
-			t.Fatal(err)
-		}
-	}
+	clients, registered := w.kubeletClients(t, joining)
 	start := time.Now()
-	for i, c := range csrs {
-		go tr.create(ctx, t, clients[i], c, start.Add(burstSpread*time.Duration(i)/time.Duration(len(csrs))))
+	for i, n := range joining {
+		go w.join(ctx, t, clients[n.name], n, start.Add(burstSpread*time.Duration(i)/time.Duration(len(joining))), registered[n.name])
+	}
+	for i, c := range tr.csrs {
+		go tr.create(ctx, t, clients[c.node.name], c, registered[c.node.name], certManagerPhase(i))
 	}
 	select {
 	case <-tr.done:
@@ -510,7 +524,76 @@ func (w *approverWorld) burst(t *testing.T, csrs []burstCSR, approve func(contex
 	wall := time.Since(start)
 	close(pending)
 	<-approved // the last approvals' answers may trail the watch
+	w.unregister(t, joining)
 	return tr.result(wall)
+}
+
+// certManagerPhase is where in its certificate manager's one-second loop
+// the kubelet of a burst's i-th CSR stands when its Node registers: spread
+// evenly over the period (a golden-ratio sequence), independent of when
+// the node registered.
+func certManagerPhase(i int) time.Duration {
+	_, frac := math.Modf(float64(i) * 0.6180339887498949)
+	return time.Duration(frac * float64(certManagerPeriod))
+}
+
+// kubeletClients returns a client with each node's credential and, by node
+// name, a channel closed once the node's Node is registered.
+func (w *approverWorld) kubeletClients(t *testing.T, nodes []worldNode) (map[string]kubernetes.Interface, map[string]chan struct{}) {
+	t.Helper()
+	clients, registered := map[string]kubernetes.Interface{}, map[string]chan struct{}{}
+	for _, n := range nodes {
+		cs, err := w.client(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients[n.name], registered[n.name] = cs, make(chan struct{})
+	}
+	return clients, registered
+}
+
+// join registers n's Node with its kubelet's client at the moment at, then
+// closes registered.
+func (w *approverWorld) join(ctx context.Context, t *testing.T, cs kubernetes.Interface, n worldNode, at time.Time, registered chan<- struct{}) {
+	defer close(registered)
+	select {
+	case <-time.After(time.Until(at)):
+	case <-ctx.Done():
+		return
+	}
+	if err := w.createNode(ctx, cs, n); err != nil {
+		t.Errorf("join %s: %v", n.name, err)
+	}
+}
+
+// unregister deletes the nodes' Node objects, 32 at a time, and waits
+// until the API server no longer lists any.
+func (w *approverWorld) unregister(t *testing.T, nodes []worldNode) {
+	t.Helper()
+	ctx := t.Context()
+	sem := make(chan struct{}, 32)
+	var wg sync.WaitGroup
+	for _, n := range nodes {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := w.c.admin.CoreV1().Nodes().Delete(ctx, n.name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				t.Errorf("delete node %s: %v", n.name, err)
+			}
+		})
+	}
+	wg.Wait()
+	err := waitUntil(ctx, "the burst's Nodes to be deleted", burstGuard, 200*time.Millisecond, []*process{w.c.apiserver},
+		func(ctx context.Context) (bool, string, error) {
+			list, err := w.c.admin.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, err.Error(), nil
+			}
+			return len(list.Items) == 0, fmt.Sprintf("%d Nodes left", len(list.Items)), nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // burstTracker follows one burst through a watch: when each CSR appeared
@@ -544,10 +627,16 @@ func newBurstTracker(csrs []burstCSR) *burstTracker {
 	return tr
 }
 
-// create creates c with client at the moment at.
-func (tr *burstTracker) create(ctx context.Context, t *testing.T, client kubernetes.Interface, c burstCSR, at time.Time) {
+// create creates c with client once registered is closed (its node's Node
+// exists) and phase has passed.
+func (tr *burstTracker) create(ctx context.Context, t *testing.T, client kubernetes.Interface, c burstCSR, registered <-chan struct{}, phase time.Duration) {
 	select {
-	case <-time.After(time.Until(at)):
+	case <-registered:
+	case <-ctx.Done():
+		return
+	}
+	select {
+	case <-time.After(phase):
 	case <-ctx.Done():
 		return
 	}

@@ -87,11 +87,26 @@ func newWorldNodes(n int) []worldNode {
 // them: Node objects, instances and credentials. No approver runs yet.
 func startApproverWorld(t *testing.T, env suiteEnv, nodes []worldNode, controllerManagerArgs ...string) *approverWorld {
 	t.Helper()
+	w := startUnregisteredApproverWorld(t, env, nodes, controllerManagerArgs...)
+	start := time.Now()
+	if err := w.register(t.Context(), nodes); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("registered %d nodes in %s", len(nodes), time.Since(start).Round(time.Millisecond))
+	return w
+}
+
+// startUnregisteredApproverWorld starts the control plane for nodes, with
+// their instances and credentials but no Node objects yet: the nodes join
+// later, as kubelets do (the join burst benchmark).
+func startUnregisteredApproverWorld(t *testing.T, env suiteEnv, nodes []worldNode, controllerManagerArgs ...string) *approverWorld {
+	t.Helper()
 	w := &approverWorld{env: env, nodes: nodes, ec2: awstest.NewEC2(t), eks: awstest.NewEKS(t)}
 	w.bin = buildBinary(t, env.repo, filepath.Join(env.workDir, "bin"), "./cmd/nodeboot-approver")
 	tokens := map[string]string{}
 	for _, n := range nodes {
 		tokens[n.token] = n.name
+		w.addInstance(n)
 	}
 	w.c = startCluster(t, env, clusterOptions{nodeName: "unused", nodeTokens: tokens, controllerManagerArgs: controllerManagerArgs})
 	w.eks.AddCluster(awstest.Cluster{Name: clusterName, VPCID: worldVPC})
@@ -102,24 +117,18 @@ func startApproverWorld(t *testing.T, env suiteEnv, nodes []worldNode, controlle
 		}
 		w.transports = append(w.transports, tr)
 	}
-	start := time.Now()
-	if err := w.register(t.Context(), nodes); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("registered %d nodes in %s", len(nodes), time.Since(start).Round(time.Millisecond))
 	return w
 }
 
-// register creates each node's Node object and EC2 instance, 32 at a time.
+// register creates each node's Node object, 32 at a time.
 func (w *approverWorld) register(ctx context.Context, nodes []worldNode) error {
 	errs := make(chan error, len(nodes))
 	sem := make(chan struct{}, 32)
 	for _, n := range nodes {
-		w.addInstance(n)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem }()
-			errs <- w.createNode(ctx, n)
+			errs <- w.createNode(ctx, w.c.admin, n)
 		}()
 	}
 	for range nodes {
@@ -148,9 +157,9 @@ func cmpOr(v, def string) string {
 	return v
 }
 
-// createNode creates the Node object the kubelet and the cloud controller
-// manager would: the providerID and the addresses.
-func (w *approverWorld) createNode(ctx context.Context, n worldNode) error {
+// createNode creates, with cs, the Node object the kubelet and the cloud
+// controller manager would: the providerID and the addresses.
+func (w *approverWorld) createNode(ctx context.Context, cs kubernetes.Interface, n worldNode) error {
 	node := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: n.name},
 		Spec:       corev1.NodeSpec{ProviderID: "aws:///" + worldZone + "/" + n.instanceID},
@@ -160,7 +169,7 @@ func (w *approverWorld) createNode(ctx context.Context, n worldNode) error {
 			{Type: corev1.NodeInternalDNS, Address: n.name},
 		}, n.extraAddresses...)},
 	}
-	if _, err := w.c.admin.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+	if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create node %s: %w", n.name, err)
 	}
 	return nil
