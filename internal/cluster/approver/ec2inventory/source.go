@@ -42,12 +42,6 @@ const (
 	DefaultTimeout = 10 * time.Second
 	// DefaultMaxEntries bounds the cache; one entry per node.
 	DefaultMaxEntries = 10000
-	// DefaultWindow is the least time between the starts of two calls:
-	// lookups queued meanwhile wait for the next call. A join burst brings
-	// hundreds of CSRs a second; 150 ms gathers a full batch of 150 at
-	// 1,000 a second. A lookup after a quiet window waits only
-	// leadingDelay, so that a lone node's CSR is not held up.
-	DefaultWindow = 150 * time.Millisecond
 	// leadingDelay is how long a lookup after a quiet window waits for
 	// lookups queued with it (the CSRs of nodes that joined together).
 	leadingDelay = 10 * time.Millisecond
@@ -89,7 +83,9 @@ type Options struct {
 	Timeout time.Duration
 	// MaxEntries bounds the number of cached answers.
 	MaxEntries int
-	// Window is how long a batch waits for lookups to join it.
+	// Window is the least time between the starts of two calls: lookups
+	// queued meanwhile wait for the next call. 0 means one call per
+	// 1/Rate (rateWindow).
 	Window time.Duration
 	// BatchSize bounds the keys of one call; at most ec2.MaxFilterValues.
 	BatchSize int
@@ -125,9 +121,6 @@ func (o Options) withDefaults() Options {
 	if o.MaxEntries <= 0 {
 		o.MaxEntries = DefaultMaxEntries
 	}
-	if o.Window <= 0 {
-		o.Window = DefaultWindow
-	}
 	if o.BatchSize <= 0 || o.BatchSize > ec2.MaxFilterValues {
 		o.BatchSize = ec2.MaxFilterValues
 	}
@@ -136,6 +129,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Burst <= 0 {
 		o.Burst = DefaultBurst
+	}
+	if o.Window <= 0 {
+		o.Window = rateWindow(o.Rate)
 	}
 	if o.MinBackoff <= 0 {
 		o.MinBackoff = DefaultMinBackoff
@@ -147,6 +143,18 @@ func (o Options) withDefaults() Options {
 		o.Clock = clock.RealClock{}
 	}
 	return o
+}
+
+// rateWindow is the window of a source paced at rate calls a second: one
+// call per 1/rate. During a join burst the calls then go at the rate EC2
+// refills the approver's share of the account's bucket (200 ms, a batch of
+// up to 150 instances, at the default 5 a second), so a burst never
+// spends the bucket down, and its Burst stays for lookups after a quiet
+// window, which wait only leadingDelay. The lookups of newly registered
+// Nodes gather while their kubelets get to their serving CSRs (up to a
+// second later), so the window seldom delays a decision.
+func rateWindow(rate float64) time.Duration {
+	return time.Duration(float64(time.Second) / rate)
 }
 
 // Source is an approver.Inventory backed by EC2. It is safe for concurrent

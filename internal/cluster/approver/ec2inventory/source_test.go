@@ -544,3 +544,24 @@ func TestLookupsQueuedDuringACallWaitForTheWindow(t *testing.T) {
 	}
 	waitAnswered(2)
 }
+
+// TestWindowFollowsTheRate: without a window of its own, a source calls at
+// most once per 1/Rate during a burst.
+func TestWindowFollowsTheRate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want time.Duration
+	}{
+		{name: "defaults", want: 200 * time.Millisecond},
+		{name: "20 calls a second", opts: Options{Rate: 20}, want: 50 * time.Millisecond},
+		{name: "half a call a second", opts: Options{Rate: 0.5}, want: 2 * time.Second},
+		{name: "a window of its own", opts: Options{Rate: 20, Window: time.Second}, want: time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.opts.withDefaults().Window; got != tc.want {
+				t.Fatalf("window %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
