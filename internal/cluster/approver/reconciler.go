@@ -156,9 +156,10 @@ func (r *Reconciler) nodeWaitLeft(csr *certificatesv1.CertificateSigningRequest,
 
 // lookupInventory asks the inventory about node's instance when
 // policy.Decide will read the answer (policy.NeedsInventory) and the Node
-// says how to find its instance. A CSR denied for itself costs no EC2 call.
-// It returns false when the answer is not at hand yet; the CSR is then
-// registered to be woken by InventoryReady.
+// says how to find its instance. A CSR denied for itself costs no EC2 call
+// (its signature aside: see policy.NeedsInventory). It returns false when
+// the answer is not at hand yet; the CSR is then registered to be woken by
+// InventoryReady.
 func (r *Reconciler) lookupInventory(ctx context.Context, csr *certificatesv1.CertificateSigningRequest, node *corev1.Node) (policy.InventoryAnswer, bool) {
 	if r.Inventory == nil || !policy.NeedsInventory(csr, node, r.Policy) {
 		return policy.InventoryAnswer{}, true

@@ -46,23 +46,34 @@ type check func(*candidate) *Decision
 var checkGroups = [][]check{localChecks, inventoryChecks, nodeAddressChecks}
 
 // localChecks read only the CSR, the Node's existence and the policy.
-var localChecks = []check{
-	checkRequester,
-	checkRequestSize,
-	checkRequestParses,
-	checkSANCount,
-	checkPublicKey,
-	checkSignatureAlgorithm,
-	checkSignature,
-	checkSubject,
-	checkUsages,
-	checkExpiration,
-	checkSANTypes,
-	checkSANPresent,
-	checkPolicyDNSNames,
-	checkPolicyIPAddresses,
-	checkNodeExists,
-}
+var localChecks = slices.Concat(formChecks, []check{checkSignature}, claimChecks)
+
+// formChecks and claimChecks are localChecks but the signature's:
+// NeedsInventory runs them to spare EC2 the CSRs denied for themselves.
+// The signature, the one check that costs (an ECDSA or RSA verification,
+// tens of microseconds), is verified once, by Decide: a CSR a node's own
+// credential sent with a bad signature costs a share of one batched
+// lookup of that node's instance.
+var (
+	formChecks = []check{
+		checkRequester,
+		checkRequestSize,
+		checkRequestParses,
+		checkSANCount,
+		checkPublicKey,
+		checkSignatureAlgorithm,
+	}
+	claimChecks = []check{
+		checkSubject,
+		checkUsages,
+		checkExpiration,
+		checkSANTypes,
+		checkSANPresent,
+		checkPolicyDNSNames,
+		checkPolicyIPAddresses,
+		checkNodeExists,
+	}
+)
 
 // inventoryChecks read the inventory's answer; they run before the Node's
 // addresses are compared, so that a Node status the node rewrote does not
@@ -117,14 +128,15 @@ func decide(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, in
 
 // NeedsInventory reports whether Decide will read the inventory's answer
 // for csr: the check is on, the CSR is undecided, and every check that can
-// deny it without the answer passes (the Node exists). Otherwise Decide
-// decides without the answer, so the caller need not ask EC2.
+// deny it without the answer passes (the Node exists), the signature's
+// aside (formChecks). Otherwise Decide decides without the answer, so the
+// caller need not ask EC2.
 func NeedsInventory(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, p Policy) bool {
 	if p.Inventory != InventoryEC2 || precondition(csr) != nil {
 		return false
 	}
 	c := &candidate{csr: csr, node: node, policy: p}
-	for _, run := range localChecks {
+	for _, run := range slices.Concat(formChecks, claimChecks) {
 		if run(c) != nil {
 			return false
 		}

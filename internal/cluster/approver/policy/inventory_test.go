@@ -307,3 +307,43 @@ func FuzzInstanceKeyFor(f *testing.F) {
 		}
 	})
 }
+
+// TestNeedsInventory: the answer is asked for only when Decide will read
+// it. A CSR denied for itself needs none, but its signature is not
+// verified ahead: Decide verifies it once and denies it for that.
+func TestNeedsInventory(t *testing.T) {
+	ec2 := Policy{Inventory: InventoryEC2}
+	node := policytest.EC2Node(policytest.ProviderID)
+	for _, tc := range []struct {
+		name   string
+		modify func(*policytest.Fixture)
+		policy Policy
+		noNode bool
+		want   bool
+	}{
+		{name: "valid", policy: ec2, want: true},
+		{name: "check off", policy: Policy{Inventory: InventoryOff}},
+		{name: "no EC2 access", policy: Policy{Inventory: InventoryUnavailable}},
+		{name: "node missing", policy: ec2, noNode: true},
+		{name: "client auth usage", policy: ec2, modify: func(f *policytest.Fixture) { f.Usages = append(f.Usages, "client auth") }},
+		{name: "extra OU", policy: ec2, modify: func(f *policytest.Fixture) { f.Request.Subject.OrganizationalUnit = []string{"system:masters"} }},
+		{name: "bad signature: verified by Decide only", policy: ec2, want: true, modify: func(f *policytest.Fixture) {
+			f.Tamper = replaceOnce([]byte{0x87, 4, 10, 0, 0, 1}, []byte{0x87, 4, 10, 0, 0, 9})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := policytest.ValidFixture()
+			if tc.modify != nil {
+				tc.modify(&f)
+			}
+			csr := policytest.NewCSR(t, f)
+			n := node
+			if tc.noNode {
+				n = nil
+			}
+			if got := NeedsInventory(csr, n, tc.policy); got != tc.want {
+				t.Fatalf("NeedsInventory = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
