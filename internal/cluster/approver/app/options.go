@@ -189,7 +189,7 @@ func newFlagSet(o *Options, raw *rawFlags, out io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.ClusterName, "cluster-name", "", "EKS cluster whose VPC and account (eks:DescribeCluster) every Node's instance must be in; required by the EC2 check")
 	fs.StringVar(&o.ClusterVPCID, "cluster-vpc-id", "", "the cluster's VPC, instead of --cluster-name (clusters not on EKS); needs --cluster-account-id")
 	fs.StringVar(&o.ClusterAccountID, "cluster-account-id", "", "the cluster's AWS account, instead of --cluster-name; needs --cluster-vpc-id")
-	fs.Float64Var(&o.EC2APIQPS, "ec2-api-qps", ec2inventory.DefaultRate, "EC2 and EKS calls a second (each DescribeInstances answers up to 150 Nodes; during a join burst, one call per 1/QPS)")
+	fs.Float64Var(&o.EC2APIQPS, "ec2-api-qps", ec2inventory.DefaultRate, "EC2 and EKS calls a second (each DescribeInstances answers up to 150 Nodes; during a join burst, one call per 2/QPS)")
 	fs.IntVar(&o.EC2APIBurst, "ec2-api-burst", ec2inventory.DefaultBurst, "burst of EC2 and EKS calls")
 	fs.IntVar(&o.MaxSANs, "max-sans", policy.DefaultMaxSANs, "most SANs a request may have")
 	fs.IntVar(&o.Workers, "workers", DefaultWorkers, "CSRs decided at the same time")

@@ -85,7 +85,7 @@ type Options struct {
 	MaxEntries int
 	// Window is the least time between the starts of two calls: lookups
 	// queued meanwhile wait for the next call. 0 means one call per
-	// 1/Rate (rateWindow).
+	// 2/Rate (rateWindow).
 	Window time.Duration
 	// BatchSize bounds the keys of one call; at most ec2.MaxFilterValues.
 	BatchSize int
@@ -146,15 +146,16 @@ func (o Options) withDefaults() Options {
 }
 
 // rateWindow is the window of a source paced at rate calls a second: one
-// call per 1/rate. During a join burst the calls then go at the rate EC2
-// refills the approver's share of the account's bucket (200 ms, a batch of
-// up to 150 instances, at the default 5 a second), so a burst never
-// spends the bucket down, and its Burst stays for lookups after a quiet
-// window, which wait only leadingDelay. The lookups of newly registered
-// Nodes gather while their kubelets get to their serving CSRs (up to a
-// second later), so the window seldom delays a decision.
+// call per 2/rate. During a join burst the calls then take half the
+// approver's share of the account's bucket (400 ms, a batch of up to 150
+// instances, at the default 5 a second): 1,000 Nodes registering over 4
+// to 6 seconds on a loaded control plane cost 10 to 15 calls, and the
+// other half of the share and the Burst stay for retries and for lookups
+// after a quiet window, which wait only leadingDelay. The lookups of newly
+// registered Nodes gather while their kubelets get to their serving CSRs
+// (up to a second later), so the window seldom delays a decision.
 func rateWindow(rate float64) time.Duration {
-	return time.Duration(float64(time.Second) / rate)
+	return time.Duration(2 * float64(time.Second) / rate)
 }
 
 // Source is an approver.Inventory backed by EC2. It is safe for concurrent

@@ -546,16 +546,16 @@ func TestLookupsQueuedDuringACallWaitForTheWindow(t *testing.T) {
 }
 
 // TestWindowFollowsTheRate: without a window of its own, a source calls at
-// most once per 1/Rate during a burst.
+// most once per 2/Rate during a burst.
 func TestWindowFollowsTheRate(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		opts Options
 		want time.Duration
 	}{
-		{name: "defaults", want: 200 * time.Millisecond},
-		{name: "20 calls a second", opts: Options{Rate: 20}, want: 50 * time.Millisecond},
-		{name: "half a call a second", opts: Options{Rate: 0.5}, want: 2 * time.Second},
+		{name: "defaults", want: 400 * time.Millisecond},
+		{name: "20 calls a second", opts: Options{Rate: 20}, want: 100 * time.Millisecond},
+		{name: "half a call a second", opts: Options{Rate: 0.5}, want: 4 * time.Second},
 		{name: "a window of its own", opts: Options{Rate: 20, Window: time.Second}, want: time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
