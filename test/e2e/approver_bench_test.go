@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -74,12 +75,43 @@ type burstCSR struct {
 
 // burstResult is what one burst measured.
 type burstResult struct {
+	// cpu is the CPU time each side used during the burst.
+	cpu burstCPU
 	// latencies of the honest CSRs, from their creation (the create call
 	// returned) to the watch showing the approval.
 	latencies []time.Duration
 	// decisions of the forged CSRs, by forgery.
 	forged map[string]certificatesv1.CertificateSigningRequestCondition
 	wall   time.Duration
+}
+
+// burstCPU is the CPU seconds used during a burst by the control plane
+// (etcd, kube-apiserver and kube-controller-manager, whose signer issues
+// the approved certificates) and by the benchmark's own process (its
+// kubelets' requests and watch, and the floor's approvals).
+type burstCPU struct {
+	ControlPlane, Harness float64
+}
+
+// controlPlaneProcs are the processes burstCPU.ControlPlane counts.
+var controlPlaneProcs = []string{"etcd", "kube-apiserver", "kube-controller-manager"}
+
+// cpuNow returns the CPU seconds used so far by the control plane and by
+// this process.
+func (w *approverWorld) cpuNow(t *testing.T) burstCPU {
+	t.Helper()
+	var c burstCPU
+	for _, p := range w.c.procs.procs {
+		if slices.Contains(controlPlaneProcs, p.name) {
+			c.ControlPlane += processCPU(t, p.pid())
+		}
+	}
+	c.Harness = processCPU(t, os.Getpid())
+	return c
+}
+
+func (c burstCPU) since(before burstCPU) burstCPU {
+	return burstCPU{ControlPlane: c.ControlPlane - before.ControlPlane, Harness: c.Harness - before.Harness}
 }
 
 // latencySummary is a distribution in milliseconds.
@@ -109,6 +141,10 @@ type floorRun struct {
 	Latency     latencySummary
 	WallSeconds float64
 	LoadAverage string
+	// CPU is the CPU seconds the control plane and the harness used.
+	CPU burstCPU
+	// ApproveCallMeanMs is the mean time of one approval request.
+	ApproveCallMeanMs float64
 }
 
 // approverBenchReport is what TestApproverBurst measures.
@@ -126,11 +162,14 @@ type approverBenchReport struct {
 	ForgedDecisions          map[string]string
 	ForgedApproved           int
 	ApproverCPUSeconds       float64
-	ApproverPeakRSSMiB       float64
-	KubernetesRequests       map[string]float64 // the approver's, by verb
-	EC2HTTPRequests          map[string]int     // at the stubs, the SDK's retries included
-	EC2Calls                 map[string]float64 // the approver's own count of its calls
-	InventoryBatchMean       float64
+	// ApproverBurstCPU is what the control plane and the harness used
+	// during the approver's burst (compare with each floor run's CPU).
+	ApproverBurstCPU   burstCPU
+	ApproverPeakRSSMiB float64
+	KubernetesRequests map[string]float64 // the approver's, by verb
+	EC2HTTPRequests    map[string]int     // at the stubs, the SDK's retries included
+	EC2Calls           map[string]float64 // the approver's own count of its calls
+	InventoryBatchMean float64
 	// Inside is where the approver's time went, from its own metrics.
 	Inside               approverInside
 	LoadAverage          [2]string
@@ -303,18 +342,25 @@ func (w *approverWorld) measureFloor(t *testing.T, nodes []worldNode, concurrenc
 	cs := w.approverClient(t)
 	load := loadAverage()
 	w.waitIssued(t)
+	var calls, callTime atomic.Int64
 	res := w.burst(t, w.nodes, prepare(t, nodes), func(ctx context.Context, pending <-chan *certificatesv1.CertificateSigningRequest) {
 		var wg sync.WaitGroup
 		for range concurrency {
 			wg.Go(func() {
 				for csr := range pending {
+					start := time.Now()
 					approveDirectly(ctx, t, cs, csr)
+					callTime.Add(int64(time.Since(start)))
+					calls.Add(1)
 				}
 			})
 		}
 		wg.Wait()
 	})
-	run := floorRun{Concurrency: concurrency, When: when, Latency: summarize(res.latencies), WallSeconds: res.wall.Seconds(), LoadAverage: load}
+	run := floorRun{Concurrency: concurrency, When: when, Latency: summarize(res.latencies), WallSeconds: res.wall.Seconds(), LoadAverage: load, CPU: res.cpu}
+	if n := calls.Load(); n > 0 {
+		run.ApproveCallMeanMs = ms(time.Duration(callTime.Load() / n))
+	}
 	t.Logf("floor at concurrency %d (%s): %+v, load %s", concurrency, when, run.Latency, load)
 	return run
 }
@@ -377,7 +423,7 @@ func (w *approverWorld) measureApprover(t *testing.T, nodes, forgers []worldNode
 		csrs = slices.Insert(csrs, at, f)
 	}
 	res := w.burst(t, w.nodes, csrs, nil)
-	rep.Approver, rep.ApproverWallSeconds = summarize(res.latencies), res.wall.Seconds()
+	rep.Approver, rep.ApproverWallSeconds, rep.ApproverBurstCPU = summarize(res.latencies), res.wall.Seconds(), res.cpu
 	rep.ApproverCPUSeconds = processCPU(t, a.pid()) - cpu
 	rep.ApproverPeakRSSMiB = procStatusMiB(t, a.pid(), "VmHWM")
 	w.countRequests(t, metrics, before, ec2Before, rep)
@@ -508,6 +554,7 @@ func (w *approverWorld) burst(t *testing.T, joining []worldNode, csrs []burstCSR
 		}
 	}()
 	clients, registered := w.kubeletClients(t, joining)
+	cpu := w.cpuNow(t)
 	start := time.Now()
 	for i, n := range joining {
 		go w.join(ctx, t, clients[n.name], n, start.Add(burstSpread*time.Duration(i)/time.Duration(len(joining))), registered[n.name])
@@ -524,8 +571,11 @@ func (w *approverWorld) burst(t *testing.T, joining []worldNode, csrs []burstCSR
 	wall := time.Since(start)
 	close(pending)
 	<-approved // the last approvals' answers may trail the watch
+	used := w.cpuNow(t).since(cpu)
 	w.unregister(t, joining)
-	return tr.result(wall)
+	res := tr.result(wall)
+	res.cpu = used
+	return res
 }
 
 // certManagerPhase is where in its certificate manager's one-second loop
