@@ -48,6 +48,9 @@ var checkGroups = [][]check{localChecks, inventoryChecks, nodeAddressChecks}
 // localChecks read only the CSR, the Node's existence and the policy.
 var localChecks = slices.Concat(formChecks, []check{checkSignature}, claimChecks)
 
+// unsignedLocalChecks are localChecks without checkSignature (NeedsInventory).
+var unsignedLocalChecks = slices.Concat(formChecks, claimChecks)
+
 // formChecks and claimChecks are localChecks but the signature's:
 // NeedsInventory runs them to spare EC2 the CSRs denied for themselves.
 // The signature, the one check that costs (an ECDSA or RSA verification,
@@ -129,14 +132,14 @@ func decide(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, in
 // NeedsInventory reports whether Decide will read the inventory's answer
 // for csr: the check is on, the CSR is undecided, and every check that can
 // deny it without the answer passes (the Node exists), the signature's
-// aside (formChecks). Otherwise Decide decides without the answer, so the
-// caller need not ask EC2.
+// aside (unsignedLocalChecks). Otherwise Decide decides without the
+// answer, so the caller need not ask EC2.
 func NeedsInventory(csr *certificatesv1.CertificateSigningRequest, node *corev1.Node, p Policy) bool {
 	if p.Inventory != InventoryEC2 || precondition(csr) != nil {
 		return false
 	}
 	c := &candidate{csr: csr, node: node, policy: p}
-	for _, run := range slices.Concat(formChecks, claimChecks) {
+	for _, run := range unsignedLocalChecks {
 		if run(c) != nil {
 			return false
 		}
