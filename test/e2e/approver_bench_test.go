@@ -497,6 +497,11 @@ type approverInside struct {
 	// InventoryLookups counts the lookups by outcome (cache_hit: the
 	// answer was at hand; queued: the CSR waited for a call).
 	InventoryLookups map[string]float64
+	// InventoryWaits counts the CSRs that waited for their Node's
+	// inventory answer (parked at their event, or at a worker), and
+	// InventoryWaitMeanMs is how long on average.
+	InventoryWaits      uint64
+	InventoryWaitMeanMs float64
 }
 
 func insideApprover(families map[string]*dto.MetricFamily) approverInside {
@@ -524,6 +529,10 @@ func insideApprover(families map[string]*dto.MetricFamily) approverInside {
 		in.QueueAdds += m.GetCounter().GetValue()
 	}
 	in.QueueWaitMeanMs, in.WorkMeanMs = meanMs("workqueue_queue_duration_seconds"), meanMs("workqueue_work_duration_seconds")
+	if ms := families[approver.MetricInventoryParked].GetMetric(); len(ms) == 1 && ms[0].GetHistogram().GetSampleCount() > 0 {
+		h := ms[0].GetHistogram()
+		in.InventoryWaits, in.InventoryWaitMeanMs = h.GetSampleCount(), 1000*h.GetSampleSum()/float64(h.GetSampleCount())
+	}
 	for _, m := range families[approver.MetricInventoryLookups].GetMetric() {
 		for _, l := range m.GetLabel() {
 			in.InventoryLookups[l.GetValue()] += m.GetCounter().GetValue()

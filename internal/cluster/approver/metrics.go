@@ -18,6 +18,7 @@ type Metrics struct {
 	inventoryLookups *prometheus.CounterVec
 	inventoryCalls   *prometheus.CounterVec
 	inventoryBatch   prometheus.Histogram
+	inventoryParked  prometheus.Histogram
 }
 
 // Metric names, exported for dashboards and tests.
@@ -35,6 +36,9 @@ const (
 	// MetricInventoryBatch is the number of Nodes one DescribeInstances
 	// call answered.
 	MetricInventoryBatch = "nodeboot_approver_inventory_batch_size"
+	// MetricInventoryParked is how long a CSR waited for its Node's
+	// inventory answer before a worker could decide it.
+	MetricInventoryParked = "nodeboot_approver_csr_inventory_wait_seconds"
 )
 
 // NewMetrics creates the approver's metrics and registers them with reg
@@ -71,8 +75,13 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    "Nodes asked about in one DescribeInstances call.",
 			Buckets: []float64{1, 2, 5, 10, 25, 50, 100, 150},
 		}),
+		inventoryParked: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    MetricInventoryParked,
+			Help:    "Seconds a kubelet serving CSR waited for its Node's EC2 inventory answer (from its event or decision to the answer).",
+			Buckets: []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10},
+		}),
 	}
-	for _, c := range []prometheus.Collector{m.decisions, m.latency, m.nodeWaits, m.inventoryWaits, m.inventoryLookups, m.inventoryCalls, m.inventoryBatch} {
+	for _, c := range []prometheus.Collector{m.decisions, m.latency, m.nodeWaits, m.inventoryWaits, m.inventoryLookups, m.inventoryCalls, m.inventoryBatch, m.inventoryParked} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register approver metrics: %w", err)
 		}
@@ -130,4 +139,12 @@ func (m *Metrics) ObserveInventoryLookup(outcome string) {
 		return
 	}
 	m.inventoryLookups.WithLabelValues(outcome).Inc()
+}
+
+// observeParked records how long a CSR waited for an inventory answer.
+func (m *Metrics) observeParked(waited time.Duration) {
+	if m == nil {
+		return
+	}
+	m.inventoryParked.Observe(waited.Seconds())
 }

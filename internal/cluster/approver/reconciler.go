@@ -170,7 +170,7 @@ func (r *Reconciler) lookupInventory(ctx context.Context, csr *certificatesv1.Ce
 	}
 	// Registered before asking, so that an answer arriving in between
 	// still wakes the CSR; a wake-up for a CSR decided meanwhile is skipped.
-	r.waiting.add(key, csr.Name)
+	r.waiting.add(key, csr.Name, r.now())
 	ans, ready := r.Inventory.Lookup(ctx, key)
 	if ready {
 		r.waiting.remove(key, csr.Name)
@@ -205,7 +205,7 @@ func (r *Reconciler) prefetch(ctx context.Context, csr *certificatesv1.Certifica
 		return false
 	}
 	// Registered before asking, as in lookupInventory.
-	r.waiting.add(key, csr.Name)
+	r.waiting.add(key, csr.Name, r.now())
 	if p.Prefetch(key) {
 		r.waiting.remove(key, csr.Name)
 		return false
@@ -219,7 +219,9 @@ func (r *Reconciler) InventoryReady(key policy.InstanceKey) {
 	if r.wake == nil {
 		return // not set up with a manager
 	}
-	for _, name := range r.waiting.take(key) {
+	waiting := r.waiting.take(key)
+	for _, name := range slices.Sorted(maps.Keys(waiting)) {
+		r.Metrics.observeParked(r.now().Sub(waiting[name]))
 		ev := event.GenericEvent{Object: &certificatesv1.CertificateSigningRequest{ObjectMeta: metav1.ObjectMeta{Name: name}}}
 		select {
 		case r.wake <- ev:
@@ -229,22 +231,27 @@ func (r *Reconciler) InventoryReady(key policy.InstanceKey) {
 	}
 }
 
-// waiters are the CSRs waiting for an inventory answer, by key.
+// waiters are the CSRs waiting for an inventory answer, by key, with when
+// each began to wait.
 type waiters struct {
 	mu    sync.Mutex
-	byKey map[policy.InstanceKey]map[string]struct{}
+	byKey map[policy.InstanceKey]map[string]time.Time
 }
 
-func (w *waiters) add(key policy.InstanceKey, csr string) {
+// add registers csr as waiting for key's answer since now (a CSR already
+// waiting keeps its first time).
+func (w *waiters) add(key policy.InstanceKey, csr string, now time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.byKey == nil {
-		w.byKey = map[policy.InstanceKey]map[string]struct{}{}
+		w.byKey = map[policy.InstanceKey]map[string]time.Time{}
 	}
 	if w.byKey[key] == nil {
-		w.byKey[key] = map[string]struct{}{}
+		w.byKey[key] = map[string]time.Time{}
 	}
-	w.byKey[key][csr] = struct{}{}
+	if _, waiting := w.byKey[key][csr]; !waiting {
+		w.byKey[key][csr] = now
+	}
 }
 
 func (w *waiters) remove(key policy.InstanceKey, csr string) {
@@ -256,12 +263,14 @@ func (w *waiters) remove(key policy.InstanceKey, csr string) {
 	}
 }
 
-func (w *waiters) take(key policy.InstanceKey) []string {
+// take removes and returns the CSRs waiting for key's answer, with when
+// each began to wait.
+func (w *waiters) take(key policy.InstanceKey) map[string]time.Time {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	names := slices.Sorted(maps.Keys(w.byKey[key]))
+	waiting := w.byKey[key]
 	delete(w.byKey, key)
-	return names
+	return waiting
 }
 
 // requesterNode returns the Node named by the CSR's requester, or nil when

@@ -238,8 +238,16 @@ func TestEventsPrefetchTheInventory(t *testing.T) {
 			if queued := q.Len() == 1; queued != tc.wantQueuedNow {
 				t.Fatalf("queued at once: %v, want %v", queued, tc.wantQueuedNow)
 			}
+			h.clock.Step(300 * time.Millisecond)
 			h.rec.InventoryReady(key)
 			woken := len(h.rec.wake) == 1
+			wantParked := uint64(0)
+			if woken {
+				wantParked = 1
+			}
+			if n, sum := h.histogram(t, MetricInventoryParked); n != wantParked || (woken && sum != 0.3) {
+				t.Fatalf("waited-time samples %d (sum %gs), want %d (of 0.3s)", n, sum, wantParked)
+			}
 			if parked := !tc.wantQueuedNow; woken != parked {
 				t.Fatalf("woken by InventoryReady: %v, want %v", woken, parked)
 			}

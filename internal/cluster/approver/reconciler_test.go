@@ -137,6 +137,23 @@ func (h *harness) counter(t *testing.T, name string, labels map[string]string) f
 	return 0
 }
 
+// histogram returns the sample count and sum of the unlabelled histogram
+// name.
+func (h *harness) histogram(t *testing.T, name string) (uint64, float64) {
+	t.Helper()
+	families, err := h.registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fam := range families {
+		if fam.GetName() == name && len(fam.GetMetric()) == 1 {
+			hist := fam.GetMetric()[0].GetHistogram()
+			return hist.GetSampleCount(), hist.GetSampleSum()
+		}
+	}
+	return 0, 0
+}
+
 func labelsEqual(m *dto.Metric, want map[string]string) bool {
 	if len(m.GetLabel()) != len(want) {
 		return false
