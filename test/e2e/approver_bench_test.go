@@ -630,19 +630,16 @@ func (w *approverWorld) join(ctx context.Context, t *testing.T, cs kubernetes.In
 func (w *approverWorld) unregister(t *testing.T, nodes []worldNode) {
 	t.Helper()
 	ctx := t.Context()
-	sem := make(chan struct{}, 32)
-	var wg sync.WaitGroup
-	for _, n := range nodes {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			if err := w.c.admin.CoreV1().Nodes().Delete(ctx, n.name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				t.Errorf("delete node %s: %v", n.name, err)
-			}
-		})
+	err := eachNode(nodes, func(n worldNode) error {
+		if err := w.c.admin.CoreV1().Nodes().Delete(ctx, n.name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete node %s: %w", n.name, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
 	}
-	wg.Wait()
-	err := waitUntil(ctx, "the burst's Nodes to be deleted", burstGuard, 200*time.Millisecond, []*process{w.c.apiserver},
+	err = waitUntil(ctx, "the burst's Nodes to be deleted", burstGuard, 200*time.Millisecond, []*process{w.c.apiserver},
 		func(ctx context.Context) (bool, string, error) {
 			list, err := w.c.admin.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 			if err != nil {

@@ -6,12 +6,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -122,21 +124,23 @@ func startUnregisteredApproverWorld(t *testing.T, env suiteEnv, nodes []worldNod
 
 // register creates each node's Node object, 32 at a time.
 func (w *approverWorld) register(ctx context.Context, nodes []worldNode) error {
-	errs := make(chan error, len(nodes))
+	return eachNode(nodes, func(n worldNode) error { return w.createNode(ctx, w.c.admin, n) })
+}
+
+// eachNode runs f for every node, 32 at a time, and joins their errors.
+func eachNode(nodes []worldNode, f func(worldNode) error) error {
 	sem := make(chan struct{}, 32)
-	for _, n := range nodes {
+	errs := make([]error, len(nodes))
+	var wg sync.WaitGroup
+	for i, n := range nodes {
 		sem <- struct{}{}
-		go func() {
+		wg.Go(func() {
 			defer func() { <-sem }()
-			errs <- w.createNode(ctx, w.c.admin, n)
-		}()
+			errs[i] = f(n)
+		})
 	}
-	for range nodes {
-		if err := <-errs; err != nil {
-			return err
-		}
-	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // addInstance makes n's instance known to EC2, unless it has none.
