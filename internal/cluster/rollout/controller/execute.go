@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -36,6 +37,7 @@ func (r *Reconciler) execute(ctx context.Context, rollout string, g nodegroup.Gr
 	wg.Go(func() { r.run(evictions) })
 	r.run(tasks)
 	wg.Wait()
+	e.timing.log(ctx)
 	return e.res, errors.Join(e.errs...)
 }
 
@@ -49,6 +51,8 @@ type execution struct {
 	aws chan struct{}
 	// seen holds the budgets that refused an eviction in this step.
 	seen refusals
+	// timing follows the step's eviction requests.
+	timing evictionTiming
 
 	mu   sync.Mutex
 	res  plan.Results
@@ -95,7 +99,9 @@ func (e *execution) tasks(actions []plan.Action) (tasks, evictions []func()) {
 // evictTask evicts one pod and records the answer.
 func (e *execution) evictTask(ev eviction) func() {
 	return func() {
+		sent := time.Now()
 		er := e.r.evictOnce(e.ctx, ev, &e.seen)
+		e.timing.answered(sent, er)
 		e.mu.Lock()
 		e.res.Evictions = append(e.res.Evictions, er)
 		e.mu.Unlock()

@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
+
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
 	"github.com/nodeboot/nodeboot/internal/cluster/rollout/plan"
@@ -74,4 +77,54 @@ func notSent(e eviction, by plan.EvictionResult) plan.EvictionResult {
 		Node: e.node, Pod: e.pod, Reason: by.Reason, PodDisruptionBudgets: e.pod.PodDisruptionBudgets, NotSent: true,
 		Message: by.Message + " (not sent: the budget refused " + by.Pod.String() + " in this step)",
 	}
+}
+
+// evictionTiming follows one planning step's eviction requests, for the
+// debug log: how many went out and were refused, how long the API server
+// took from the first request to the last answer, and the slowest answer.
+// (The Eviction API retries a budget's status write after a conflict in
+// 500 ms steps, so these show what a drain waits for; docs/performance.md.)
+type evictionTiming struct {
+	mu            sync.Mutex
+	sent, refused int
+	first, last   time.Time
+	slowest       time.Duration
+}
+
+// answered records one request sent at sent; an eviction not sent (its
+// budget refused another in this step) is not a request.
+func (t *evictionTiming) answered(sent time.Time, res plan.EvictionResult) {
+	if res.NotSent {
+		return
+	}
+	now := time.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sent++
+	if res.Reason != "" {
+		t.refused++
+	}
+	if t.first.IsZero() || sent.Before(t.first) {
+		t.first = sent
+	}
+	t.last = later(t.last, now)
+	t.slowest = max(t.slowest, now.Sub(sent))
+}
+
+// log writes the step's figures at debug level, when it sent evictions.
+func (t *evictionTiming) log(ctx context.Context) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.sent == 0 {
+		return
+	}
+	logf.FromContext(ctx).V(1).Info("evictions answered", "sent", t.sent, "refused", t.refused,
+		"firstToLast", t.last.Sub(t.first), "slowest", t.slowest)
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
