@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"k8s.io/client-go/kubernetes"
 
 	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
 	"github.com/nodeboot/nodeboot/internal/cluster/rollout/controller"
@@ -33,6 +35,10 @@ const (
 	// pieces (cpu-<n>.pprof; merge them with go tool pprof -proto).
 	EnvBenchCPUProfile = "NODEBOOT_BENCH_CPUPROFILE"
 )
+
+// benchFloorConcurrencies are the eviction floor's concurrencies: the
+// controller's first, then fewer and more.
+var benchFloorConcurrencies = []int{controller.DefaultWorkers, 1, 4, 8, 32, 64}
 
 // Scale benchmark parameters.
 const (
@@ -72,6 +78,15 @@ type rolloutBenchReport struct {
 	// TotalOverFloor is Total / IdealWithEvictions, the figure the target
 	// (at most 1.10) is about; the floor is the best concurrency's.
 	TotalOverFloor float64
+	// DrainFloor is the best concurrency's time until the pods were gone
+	// (a drain ends there, not at the last answer); TotalOverDrainFloor
+	// is Total over the launch waits plus it in every batch.
+	DrainFloor          string
+	TotalOverDrainFloor float64
+	// APFWait is what API priority and fairness made requests wait, by
+	// priority level, during the rollout and during the floor's evictions
+	// (kube-apiserver's apiserver_flowcontrol_request_wait_duration_seconds).
+	APFWait, FloorAPFWait map[string]string
 	// Precise is the timeline seen from outside at millisecond resolution
 	// (benchWatch): the batches, then the waits for new capacity (waves),
 	// each split into the world's part (launch, registration, Ready) and
@@ -134,6 +149,7 @@ func TestRolloutScale(t *testing.T) {
 	awsBefore := awsCounts(w)
 
 	watch := w.watchBench(t, "scale")
+	apfBefore := w.apfWaits(t)
 	loadBefore := loadAverage()
 	stopProfile := profileCPU(t, w.pprofAddr, os.Getenv(EnvBenchCPUProfile))
 	start := time.Now()
@@ -144,6 +160,7 @@ func TestRolloutScale(t *testing.T) {
 	ro := w.waitRollout(t, "scale", "Succeeded", 30*time.Minute, phaseIs(rolloutv1.PhaseSucceeded))
 	total := time.Since(start)
 	stopProfile()
+	apfAfter := w.apfWaits(t)
 
 	after, err := scrapeRequests(t.Context(), w.metricsAddr)
 	if err != nil {
@@ -180,25 +197,35 @@ func TestRolloutScale(t *testing.T) {
 		t.Logf("controller memory metrics: %v", err)
 	}
 	rep.LoadAverage = [2]string{loadBefore, loadAverage()}
+	rep.APFWait = apfDiff(apfBefore, apfAfter)
 	w.assertReplaced(t, g, ro, "2")
 	w.assertOneTerminationEach(t, g)
 
 	// What the API server needs for one batch's evictions (the budget's
-	// pods on maxUnavailable nodes), without the controller, at several
-	// concurrencies: the floor is the best of them.
+	// pods on maxUnavailable nodes), without the controller but with its
+	// identity and rate limit, at several concurrencies: the floor is the
+	// best of them.
 	w.waitWorkloads(t, "scale", ws, 5*time.Minute)
-	best := time.Duration(0)
-	for _, c := range []int{controller.DefaultWorkers, 1, 64} {
-		f := w.measureEvictionFloor(t, "scale", ws[0], perBatch, c)
+	evictor := w.controllerClient(t)
+	best, bestGone := time.Duration(0), time.Duration(0)
+	floorAPF := w.apfWaits(t)
+	for _, c := range benchFloorConcurrencies {
+		f := w.measureEvictionFloor(t, evictor, "scale", ws[0], perBatch, c)
 		rep.EvictionFloor = append(rep.EvictionFloor, f)
 		if best == 0 || f.answered < best {
 			best = f.answered
 		}
+		if bestGone == 0 || f.gone < bestGone {
+			bestGone = f.gone
+		}
 	}
+	rep.FloorAPFWait = apfDiff(floorAPF, w.apfWaits(t))
 	withEvictions := ideal + time.Duration(rep.Batches)*best
 	rep.IdealWithEvictions = withEvictions.Round(time.Millisecond).String()
 	rep.OverheadVsIdealWithEvictionsPct = 100 * float64(total-withEvictions) / float64(withEvictions)
 	rep.TotalOverFloor = float64(total) / float64(withEvictions)
+	rep.DrainFloor = bestGone.Round(time.Millisecond).String()
+	rep.TotalOverDrainFloor = float64(total) / float64(ideal+time.Duration(rep.Batches)*bestGone)
 	waves := watch.waves(start, w.inServiceTimes(), benchLaunch)
 	rep.Precise = watch.timeline(start, waves)
 	var worldWait, reaction time.Duration
@@ -219,6 +246,61 @@ func TestRolloutScale(t *testing.T) {
 	} else {
 		t.Logf("written to %s", path)
 	}
+}
+
+// apfWait is what API priority and fairness made the requests of one
+// priority level wait: how many, and the seconds summed.
+type apfWait struct {
+	requests float64
+	seconds  float64
+}
+
+// apfWaits reads kube-apiserver's queue waits by priority level.
+func (w *rolloutWorld) apfWaits(t *testing.T) map[string]apfWait {
+	t.Helper()
+	cfg, err := clientcmdRESTConfig(w.adminKubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(t.Context())
+	if err != nil {
+		t.Fatalf("kube-apiserver metrics: %v", err)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("kube-apiserver metrics: %v", err)
+	}
+	out := map[string]apfWait{}
+	for _, m := range families["apiserver_flowcontrol_request_wait_duration_seconds"].GetMetric() {
+		level := ""
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "priority_level" {
+				level = l.GetValue()
+			}
+		}
+		wt := out[level]
+		wt.requests += float64(m.GetHistogram().GetSampleCount())
+		wt.seconds += m.GetHistogram().GetSampleSum()
+		out[level] = wt
+	}
+	return out
+}
+
+// apfDiff describes the waits between two readings, by priority level.
+func apfDiff(before, after map[string]apfWait) map[string]string {
+	out := map[string]string{}
+	for level, a := range after {
+		n, sec := a.requests-before[level].requests, a.seconds-before[level].seconds
+		if n > 0 {
+			out[level] = fmt.Sprintf("%.0f requests, %.3f s waited (mean %.2f ms)", n, sec, 1000*sec/n)
+		}
+	}
+	return out
 }
 
 // scrapeRequests reads the controller's Kubernetes API request counters

@@ -19,8 +19,9 @@ import (
 
 // evictionFloor is what one batch's evictions cost on this control plane
 // without the controller: the harness itself evicts as many pods of the
-// benchmark's budget as one batch holds, at a given concurrency, and times
-// the API server's answers and the pods' departure.
+// benchmark's budget as one batch holds, at a given concurrency, with the
+// controller's identity (its API priority and fairness level) and rate
+// limit, and times the API server's answers and the pods' departure.
 type evictionFloor struct {
 	Concurrency int
 	Pods        int
@@ -30,15 +31,15 @@ type evictionFloor struct {
 	// disruption left; such a pod is asked again until it goes).
 	Refused int
 	// PerSecond is Pods / Answered.
-	PerSecond float64
-	answered  time.Duration
+	PerSecond      float64
+	answered, gone time.Duration
 }
 
 // measureEvictionFloor evicts n Ready pods of the Deployment wl (whose
-// budget allows n disruptions) with the given concurrency, retrying refused
-// ones as a drain does, and waits until they are gone and the workload is
-// whole again.
-func (w *rolloutWorld) measureEvictionFloor(t *testing.T, ns string, wl workload, n, concurrency int) evictionFloor {
+// budget allows n disruptions) through evictor with the given concurrency,
+// retrying refused ones as a drain does, and waits until they are gone and
+// the workload is whole again.
+func (w *rolloutWorld) measureEvictionFloor(t *testing.T, evictor client.Client, ns string, wl workload, n, concurrency int) evictionFloor {
 	t.Helper()
 	ctx := t.Context()
 	var pods corev1.PodList
@@ -71,7 +72,7 @@ func (w *rolloutWorld) measureEvictionFloor(t *testing.T, ns string, wl workload
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			for ctx.Err() == nil {
-				err := w.evict(ctx, p)
+				err := evict(ctx, evictor, p)
 				if err == nil || apierrors.IsNotFound(err) {
 					return
 				}
@@ -103,17 +104,18 @@ func (w *rolloutWorld) measureEvictionFloor(t *testing.T, ns string, wl workload
 	gone := time.Since(start)
 	w.waitWorkloads(t, ns, []workload{wl}, 5*time.Minute)
 	return evictionFloor{Concurrency: concurrency, Pods: n, Answered: answered.Round(time.Millisecond).String(),
-		Gone: gone.Round(time.Millisecond).String(), Refused: refused, PerSecond: float64(n) / answered.Seconds(), answered: answered}
+		Gone: gone.Round(time.Millisecond).String(), Refused: refused, PerSecond: float64(n) / answered.Seconds(), answered: answered, gone: gone}
 }
 
-// evict asks the Eviction API to evict p (that very pod: UID precondition).
-func (w *rolloutWorld) evict(ctx context.Context, p corev1.Pod) error {
+// evict asks the Eviction API through c to evict p (that very pod: UID
+// precondition).
+func evict(ctx context.Context, c client.Client, p corev1.Pod) error {
 	uid := p.UID
 	ev := &policyv1.Eviction{
 		ObjectMeta:    metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name},
 		DeleteOptions: &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}},
 	}
-	if err := w.client.SubResource("eviction").Create(ctx, &p, ev); err != nil {
+	if err := c.SubResource("eviction").Create(ctx, &p, ev); err != nil {
 		return fmt.Errorf("evict %s/%s: %w", p.Namespace, p.Name, err)
 	}
 	return nil

@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -201,6 +202,28 @@ func (w *rolloutWorld) startKwok(t *testing.T) {
 	}, env: []string{"HOME=" + w.c.dir}})
 }
 
+// The controller's client-side rate limit in this world (the scheduler's
+// and the controller manager's too); the eviction floor's client gets the
+// same.
+const controllerQPS, controllerBurst = 200, 400
+
+// controllerClient is a client with the controller's identity (its
+// service account: the same API priority and fairness level) and rate
+// limit.
+func (w *rolloutWorld) controllerClient(t *testing.T) client.Client {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", w.rolloutKubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = controllerQPS, controllerBurst
+	c, err := client.New(cfg, client.Options{Scheme: w.client.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // startController starts nodeboot-rollout controller with the service
 // account's identity and leader election.
 func (w *rolloutWorld) startController(t *testing.T) {
@@ -213,7 +236,7 @@ func (w *rolloutWorld) startController(t *testing.T) {
 		// The allowance the scheduler and the controller manager get here:
 		// at the default 50 requests/s the 1,000 node patches of a 500-node
 		// rollout (taint, then cordon) alone wait 16 s (docs/rollout.md).
-		"--kube-api-qps=200", "--kube-api-burst=400",
+		fmt.Sprintf("--kube-api-qps=%d", controllerQPS), fmt.Sprintf("--kube-api-burst=%d", controllerBurst),
 	}, env: w.awsEnv})
 	w.mu.Lock()
 	w.ctl = p
