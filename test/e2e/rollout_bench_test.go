@@ -83,6 +83,10 @@ type rolloutBenchReport struct {
 	// is Total over the launch waits plus it in every batch.
 	DrainFloor          string
 	TotalOverDrainFloor float64
+	// EvictionRequests counts the controller's eviction requests (the
+	// floor evicts 2 × MaxUnavailable pods per batch: a batch holds more
+	// when pods moved onto outdated nodes before they were cordoned).
+	EvictionRequests float64
 	// APFWait is what API priority and fairness made requests wait, by
 	// priority level, during the rollout and during the floor's evictions
 	// (kube-apiserver's apiserver_flowcontrol_request_wait_duration_seconds).
@@ -146,6 +150,7 @@ func TestRolloutScale(t *testing.T) {
 		t.Fatal(err)
 	}
 	cpuBefore := processCPU(t, pid)
+	evictionsBefore := scrapeCounter(t, w.metricsAddr, controller.MetricEvictions)
 	awsBefore := awsCounts(w)
 
 	watch := w.watchBench(t, "scale")
@@ -197,6 +202,7 @@ func TestRolloutScale(t *testing.T) {
 		t.Logf("controller memory metrics: %v", err)
 	}
 	rep.LoadAverage = [2]string{loadBefore, loadAverage()}
+	rep.EvictionRequests = scrapeCounter(t, w.metricsAddr, controller.MetricEvictions) - evictionsBefore
 	rep.APFWait = apfDiff(apfBefore, apfAfter)
 	w.assertReplaced(t, g, ro, "2")
 	w.assertOneTerminationEach(t, g)
@@ -321,6 +327,20 @@ func scrapeRequests(ctx context.Context, addr string) (map[string]float64, error
 		}
 	}
 	return out, nil
+}
+
+// scrapeCounter sums a counter of the controller over its labels.
+func scrapeCounter(t *testing.T, addr, name string) float64 {
+	t.Helper()
+	families, err := scrapeMetrics(t.Context(), addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for _, m := range families[name].GetMetric() {
+		sum += m.GetCounter().GetValue()
+	}
+	return sum
 }
 
 // scrapeGauges reads unlabelled gauges, in the order named.
