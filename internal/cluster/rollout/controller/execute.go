@@ -25,11 +25,12 @@ const awsWorkers = 4
 // execute carries out a decision's actions. The group-level ones run first,
 // in order (the target, the group's version and sizes); then every node
 // patch, eviction, pod deletion and termination is a task of its own: they
-// are independent (the planner never asks for two things on one node in
-// one step) and idempotent. The evictions run on Workers goroutines of
-// their own, the other tasks on as many again, so that a drain never waits
-// behind the cordons of nodes that are not being drained yet. A failure
-// does not stop the others; the errors are joined.
+// are independent (the planner asks for two things on one node in one
+// step only to cordon and drain it: those evictions wait for the cordon)
+// and idempotent. The evictions run on Workers goroutines of their own,
+// the other tasks on as many again, so that a drain never waits behind the
+// cordons of nodes that are not being drained yet. A failure does not stop
+// the others; the errors are joined.
 func (r *Reconciler) execute(ctx context.Context, rollout string, g nodegroup.Group, actions []plan.Action) (plan.Results, error) {
 	e := &execution{r: r, ctx: ctx, rollout: rollout, group: g, aws: make(chan struct{}, awsWorkers)}
 	tasks, evictions := e.tasks(actions)
@@ -53,6 +54,8 @@ type execution struct {
 	seen refusals
 	// timing follows the step's eviction requests.
 	timing evictionTiming
+	// cordons are the step's cordons that evictions wait for, by node.
+	cordons map[string]*cordonDone
 
 	mu   sync.Mutex
 	res  plan.Results
@@ -73,14 +76,23 @@ func (e *execution) report(a plan.Action, err error) {
 // tasks, the evictions apart, in the planner's order (node by node); they
 // skip the pods of a budget that refused in this step (refusals).
 func (e *execution) tasks(actions []plan.Action) (tasks, evictions []func()) {
+	e.cordons = chainedCordons(actions)
 	for _, a := range actions {
 		switch a := a.(type) {
 		case plan.ResolveTarget, plan.CreateTarget, plan.SetLaunchTemplate, plan.SetSizes:
 			e.report(a, e.r.groupAction(e.ctx, e.rollout, e.group, a, &e.res))
 		case plan.Evict:
 			for _, ref := range a.Pods {
-				evictions = append(evictions, e.evictTask(eviction{node: a.Node, pod: ref}))
+				evictions = append(evictions, e.evictTask(eviction{node: a.Node, pod: ref, afterCordon: a.AfterCordon}))
 			}
+		case plan.Cordon:
+			tasks = append(tasks, func() {
+				err := e.r.nodeAction(e.ctx, e.rollout, a)
+				e.report(a, err)
+				if c := e.cordons[a.Node]; c != nil {
+					c.finish(err)
+				}
+			})
 		case plan.Delete:
 			tasks = append(tasks, e.deleteTasks(a)...)
 		case plan.Terminate:
@@ -99,6 +111,12 @@ func (e *execution) tasks(actions []plan.Action) (tasks, evictions []func()) {
 // evictTask evicts one pod and records the answer.
 func (e *execution) evictTask(ev eviction) func() {
 	return func() {
+		if ev.afterCordon && !e.cordons[ev.node].wait(e.ctx) {
+			e.mu.Lock()
+			e.res.Evictions = append(e.res.Evictions, plan.EvictionResult{Node: ev.node, Pod: ev.pod, NotSent: true})
+			e.mu.Unlock()
+			return
+		}
 		sent := time.Now()
 		er := e.r.evictOnce(e.ctx, ev, &e.seen)
 		e.timing.answered(sent, er)
@@ -252,4 +270,50 @@ func (r *Reconciler) deletePod(ctx context.Context, ref plan.PodRef, opts ...cli
 		return fmt.Errorf("delete pod %s: %w", ref, err)
 	}
 	return nil
+}
+
+// cordonDone tells the evictions of a node when its cordon in the same
+// step is done, and whether it succeeded.
+type cordonDone struct {
+	done chan struct{}
+	err  error
+}
+
+// chainedCordons returns a cordonDone for each node whose evictions wait
+// for its cordon in actions.
+func chainedCordons(actions []plan.Action) map[string]*cordonDone {
+	out := map[string]*cordonDone{}
+	for _, a := range actions {
+		if c, ok := a.(plan.Cordon); ok {
+			out[c.Node] = &cordonDone{done: make(chan struct{})}
+		}
+	}
+	for node := range out {
+		if !slices.ContainsFunc(actions, func(a plan.Action) bool {
+			e, ok := a.(plan.Evict)
+			return ok && e.AfterCordon && e.Node == node
+		}) {
+			delete(out, node)
+		}
+	}
+	return out
+}
+
+func (c *cordonDone) finish(err error) {
+	c.err = err
+	close(c.done)
+}
+
+// wait waits for the cordon and reports whether it succeeded; a node
+// without its cordon in the step (nil) is not cordoned.
+func (c *cordonDone) wait(ctx context.Context) bool {
+	if c == nil {
+		return false
+	}
+	select {
+	case <-c.done:
+		return c.err == nil
+	case <-ctx.Done():
+		return false
+	}
 }

@@ -3,6 +3,8 @@ package controller
 import (
 	"context"
 	"errors"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,5 +51,52 @@ func TestExecuteEvictsBesideTheCordons(t *testing.T) {
 	n := &corev1.Node{}
 	if err := c.Get(t.Context(), client.ObjectKey{Name: "other-1"}, n); err != nil || !n.Spec.Unschedulable {
 		t.Fatalf("node other-1 unschedulable = %v (%v), want cordoned", n.Spec.Unschedulable, err)
+	}
+}
+
+// TestExecuteEvictsAfterTheNodesCordon: a node cordoned and drained in one
+// step (Evict.AfterCordon) has its evictions sent once its cordon is done,
+// and none when the cordon failed (the next step tries again).
+func TestExecuteEvictsAfterTheNodesCordon(t *testing.T) {
+	tests := []struct {
+		name      string
+		patchErr  error
+		wantOrder []string
+		wantSent  bool
+	}{
+		{name: "cordon done", wantOrder: []string{"patch node-0", "evict web-0"}, wantSent: true},
+		{name: "cordon failed", patchErr: errors.New("conflict"), wantOrder: []string{"patch node-0"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var order []string
+			note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
+			c := interceptor.NewClient(
+				fake.NewClientBuilder().WithScheme(newScheme(t)).WithObjects(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-0"}}).Build(),
+				interceptor.Funcs{
+					Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+						time.Sleep(20 * time.Millisecond) // the eviction's worker is free meanwhile
+						note("patch " + obj.GetName())
+						if tc.patchErr != nil {
+							return tc.patchErr
+						}
+						return c.Patch(ctx, obj, patch, opts...)
+					},
+					SubResourceCreate: func(_ context.Context, _ client.Client, _ string, obj client.Object, _ client.Object, _ ...client.SubResourceCreateOption) error {
+						note("evict " + obj.GetName())
+						return nil
+					},
+				})
+			r := &Reconciler{Client: c, Workers: 4}
+			actions := []plan.Action{plan.Cordon{Node: "node-0"}, plan.Evict{Node: "node-0", Pods: []plan.PodRef{pod("web-0", "default/web")}, AfterCordon: true}}
+			res, _ := r.execute(t.Context(), "r1", nil, actions)
+			if !slices.Equal(order, tc.wantOrder) {
+				t.Errorf("requests %q, want %q", order, tc.wantOrder)
+			}
+			if len(res.Evictions) != 1 || res.Evictions[0].NotSent == tc.wantSent {
+				t.Errorf("evictions %+v, want one, sent %t", res.Evictions, tc.wantSent)
+			}
+		})
 	}
 }

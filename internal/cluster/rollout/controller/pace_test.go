@@ -25,17 +25,25 @@ func TestPatchBudgetKeepsThePlannersOrder(t *testing.T) {
 		budget       int
 		wantKept     []string
 		wantDeferred int
+		actions      []plan.Action // nil: the shared ones
 	}{
 		{name: "room for all", budget: 10, wantKept: []string{"set group sizes min 0 max 0 desired 3", "cordon node batch-1", "cordon node batch-2",
 			"evict 0 pods from node batch-1: ", "cordon node other-1", "taint node other-2 nodeboot.io/rollout:PreferNoSchedule", "release node other-3",
 			"terminate instance i-1 (decrement false)"}},
 		{name: "the batch's cordons first", budget: 2, wantDeferred: 3, wantKept: []string{"set group sizes min 0 max 0 desired 3",
 			"cordon node batch-1", "cordon node batch-2", "evict 0 pods from node batch-1: ", "terminate instance i-1 (decrement false)"}},
+		{name: "a cordon that evictions wait for is never left", budget: 1, wantDeferred: 1, actions: []plan.Action{
+			plan.Cordon{Node: "other-1"}, plan.Cordon{Node: "batch-1"}, plan.Evict{Node: "batch-1", AfterCordon: true}, plan.Cordon{Node: "other-2"},
+		}, wantKept: []string{"cordon node other-1", "cordon node batch-1", "evict 0 pods from node batch-1: "}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &Reconciler{NodePatches: tc.budget}
-			kept, deferred := r.patchBudget(actions)
+			acts := actions
+			if tc.actions != nil {
+				acts = tc.actions
+			}
+			kept, deferred := r.patchBudget(acts)
 			var got []string
 			for _, a := range kept {
 				got = append(got, a.String())

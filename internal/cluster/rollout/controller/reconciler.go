@@ -172,16 +172,27 @@ func (r *Reconciler) step(ctx context.Context, ro *rolloutv1.NodeGroupRollout) (
 
 // patchBudget keeps the first NodePatches node patches of actions, in the
 // planner's order, and every other action; it returns how many patches it
-// left for the next step.
+// left for the next step. The cordon of a node whose evictions wait for it
+// (Evict.AfterCordon) is always kept: at most a batch of them.
 func (r *Reconciler) patchBudget(actions []plan.Action) ([]plan.Action, int) {
 	budget := r.NodePatches
 	if budget <= 0 {
 		budget = DefaultNodePatches
 	}
+	chained := map[string]bool{}
+	for _, a := range actions {
+		if e, ok := a.(plan.Evict); ok && e.AfterCordon {
+			chained[e.Node] = true
+		}
+	}
 	kept, deferred := make([]plan.Action, 0, len(actions)), 0
 	for _, a := range actions {
-		switch a.(type) {
+		switch a := a.(type) {
 		case plan.MarkOld, plan.Cordon, plan.Release:
+			if c, ok := a.(plan.Cordon); ok && chained[c.Node] {
+				budget = max(budget-1, 0)
+				break
+			}
 			if budget == 0 {
 				deferred++
 				continue

@@ -17,6 +17,8 @@ import (
 type eviction struct {
 	node string
 	pod  plan.PodRef
+	// afterCordon: sent once the node's cordon in the step is done.
+	afterCordon bool
 }
 
 // budgetKey names the set of budgets that guard a pod ("" for none).

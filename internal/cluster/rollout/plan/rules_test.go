@@ -279,18 +279,49 @@ func TestCapacityGate(t *testing.T) {
 			t.Fatalf("cordons %v, want the batch's node first, then the 5 other outdated nodes", cordons)
 		}
 	})
-	t.Run("no cordons of other outdated nodes beside evictions", func(t *testing.T) {
+	t.Run("a picked node cordoned and drained in one step", func(t *testing.T) {
 		s := scaledUp(t, nil)
 		s.spreadPods(1)
 		d := s.plan()
-		// Only the batch's own cordon is carried out: the others are
-		// still to do when its evictions go out.
+		batch := d.Status.Nodes[0].Name
+		evicts := actionsOf[Evict](d)
+		if len(evicts) != 1 || evicts[0].Node != batch || !evicts[0].AfterCordon || len(evicts[0].Pods) == 0 {
+			t.Fatalf("evictions %+v, want the batch node's, after its cordon", evicts)
+		}
+		if cordons := actionsOf[Cordon](d); len(cordons) != 6 || cordons[0].Node != batch {
+			t.Errorf("cordons %v, want the batch's node first, then the 5 other outdated nodes beside its evictions", cordons)
+		}
+		if d.Status.Nodes[0].Evictions != int32(len(evicts[0].Pods)) || d.Status.Nodes[0].Step != rolloutv1.StepDraining {
+			t.Errorf("progress %+v, want the evictions counted and the node draining", d.Status.Nodes[0])
+		}
+	})
+	t.Run("an empty picked node drained only once cordoned", func(t *testing.T) {
+		s := scaledUp(t, nil)
+		d := s.plan()
+		if len(actionsOf[Evict](d)) != 0 || d.Status.Nodes[0].Step != rolloutv1.StepDraining {
+			t.Fatalf("actions %v progress %+v, want the cordon and the node still draining", d.Actions, d.Status.Nodes[0])
+		}
 		batch := s.node(d.Status.Nodes[0].Name)
 		batch.Spec.Unschedulable = true
 		batch.Labels[LabelExcludeLB] = "true"
 		s.ro.Status = d.Status
-		d = s.plan()
-		if len(actionsOf[Evict](d)) != 1 || len(actionsOf[Cordon](d)) != 0 {
+		if d := s.plan(); d.Status.Nodes[0].Step == rolloutv1.StepDraining {
+			t.Errorf("progress %+v, want the cordoned empty node drained", d.Status.Nodes[0])
+		}
+	})
+	t.Run("no cordons of other outdated nodes beside evictions of cordoned nodes", func(t *testing.T) {
+		s := scaledUp(t, nil)
+		s.spreadPods(1)
+		picked := s.plan().Status.Nodes[0].Name
+		// The same pick with the node already cordoned (its cordon was
+		// left from an earlier step): its evictions go out alone.
+		s = scaledUp(t, nil)
+		s.spreadPods(1)
+		n := s.node(picked)
+		n.Spec.Unschedulable = true
+		n.Labels[LabelExcludeLB] = "true"
+		d := s.plan()
+		if evicts := actionsOf[Evict](d); len(evicts) != 1 || evicts[0].AfterCordon || len(actionsOf[Cordon](d)) != 0 {
 			t.Fatalf("actions %v, want the batch's evictions alone", d.Actions)
 		}
 		s.apply(d)

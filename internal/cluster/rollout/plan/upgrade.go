@@ -140,25 +140,29 @@ func (w *world) drain(d *Decision, p *rolloutv1.NodeProgress) {
 		w.drained(d, p) // no Node: nothing to drain
 		return
 	}
-	if !cordoned(node) {
+	// A node not cordoned yet is cordoned first; its evictions go out in
+	// the same step, after the cordon (Evict.AfterCordon).
+	cordonFirst := !cordoned(node)
+	if cordonFirst {
 		d.Actions = append(d.Actions, Cordon{Node: node.Name})
-		return
 	}
 	left := w.podsLeft(node)
 	if left.count() == 0 {
-		w.drained(d, p)
+		if !cordonFirst {
+			w.drained(d, p)
+		}
 		return
 	}
 	p.Blockers = w.blockers(p, left.evict, left.doNotEvict, left.terminating)
 	due := p.LastEvictionTime == nil || !w.Now.Before(p.LastEvictionTime.Add(w.set.EvictionRetryInterval))
 	if deadline := p.DrainDeadline.Time; w.Now.Before(deadline) {
 		if due && len(left.evict) > 0 {
-			d.Actions = append(d.Actions, Evict{Node: node.Name, Pods: w.refsWithBudgets(left.evict)})
+			d.Actions = append(d.Actions, Evict{Node: node.Name, Pods: w.refsWithBudgets(left.evict), AfterCordon: cordonFirst})
 			p.LastEvictionTime = &w.now
 			p.Evictions += int32(len(left.evict))
 		}
 		requeue(d, w.until(deadline))
-	} else if !w.pastDeadline(d, p, node.Name, left, due) {
+	} else if cordonFirst || !w.pastDeadline(d, p, node.Name, left, due) {
 		return
 	}
 	// Refused evictions go again after the interval; with none, as soon as
