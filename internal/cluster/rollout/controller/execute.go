@@ -26,8 +26,8 @@ const awsWorkers = 4
 // in order (the target, the group's version and sizes); then every node
 // patch, eviction, pod deletion and termination is a task of its own: they
 // are independent (the planner asks for two things on one node in one
-// step only to cordon and drain it: those evictions wait for the cordon)
-// and idempotent. The evictions run on Workers goroutines of their own,
+// step only to cordon and drain it: those evictions wait for the batch's
+// cordons) and idempotent. The evictions run on Workers goroutines of their own,
 // the other tasks on as many again, so that a drain never waits behind the
 // cordons of nodes that are not being drained yet. A failure does not stop
 // the others; the errors are joined.
@@ -54,8 +54,8 @@ type execution struct {
 	seen refusals
 	// timing follows the step's eviction requests.
 	timing evictionTiming
-	// cordons are the step's cordons that evictions wait for, by node.
-	cordons map[string]*cordonDone
+	// cordons are the step's cordons that evictions wait for.
+	cordons *batchCordons
 
 	mu   sync.Mutex
 	res  plan.Results
@@ -76,7 +76,7 @@ func (e *execution) report(a plan.Action, err error) {
 // tasks, the evictions apart, in the planner's order (node by node); they
 // skip the pods of a budget that refused in this step (refusals).
 func (e *execution) tasks(actions []plan.Action) (tasks, evictions []func()) {
-	e.cordons = chainedCordons(actions)
+	e.cordons = newBatchCordons(actions)
 	for _, a := range actions {
 		switch a := a.(type) {
 		case plan.ResolveTarget, plan.CreateTarget, plan.SetLaunchTemplate, plan.SetSizes:
@@ -89,9 +89,7 @@ func (e *execution) tasks(actions []plan.Action) (tasks, evictions []func()) {
 			tasks = append(tasks, func() {
 				err := e.r.nodeAction(e.ctx, e.rollout, a)
 				e.report(a, err)
-				if c := e.cordons[a.Node]; c != nil {
-					c.finish(err)
-				}
+				e.cordons.finish(a.Node, err)
 			})
 		case plan.Delete:
 			tasks = append(tasks, e.deleteTasks(a)...)
@@ -111,7 +109,7 @@ func (e *execution) tasks(actions []plan.Action) (tasks, evictions []func()) {
 // evictTask evicts one pod and records the answer.
 func (e *execution) evictTask(ev eviction) func() {
 	return func() {
-		if ev.afterCordon && !e.cordons[ev.node].wait(e.ctx) {
+		if ev.afterCordon && !e.cordons.wait(e.ctx, ev.node) {
 			e.mu.Lock()
 			e.res.Evictions = append(e.res.Evictions, plan.EvictionResult{Node: ev.node, Pod: ev.pod, NotSent: true})
 			e.mu.Unlock()
@@ -272,48 +270,69 @@ func (r *Reconciler) deletePod(ctx context.Context, ref plan.PodRef, opts ...cli
 	return nil
 }
 
-// cordonDone tells the evictions of a node when its cordon in the same
-// step is done, and whether it succeeded.
-type cordonDone struct {
-	done chan struct{}
-	err  error
+// batchCordons are a step's cordons that evictions wait for (the nodes
+// cordoned and drained in one step, Evict.AfterCordon). Those evictions go
+// out once every such cordon of the step is done, so that no pod they
+// displace lands on another node of the batch not cordoned yet (which
+// would cost another eviction step), and only for a node whose own cordon
+// succeeded.
+type batchCordons struct {
+	mu               sync.Mutex
+	members, pending map[string]bool
+	failed           map[string]bool
+	done             chan struct{}
 }
 
-// chainedCordons returns a cordonDone for each node whose evictions wait
-// for its cordon in actions.
-func chainedCordons(actions []plan.Action) map[string]*cordonDone {
-	out := map[string]*cordonDone{}
+// newBatchCordons finds the nodes of actions with both a Cordon and an
+// Evict that waits for it.
+func newBatchCordons(actions []plan.Action) *batchCordons {
+	b := &batchCordons{members: map[string]bool{}, pending: map[string]bool{}, failed: map[string]bool{}, done: make(chan struct{})}
+	cordoned := map[string]bool{}
 	for _, a := range actions {
 		if c, ok := a.(plan.Cordon); ok {
-			out[c.Node] = &cordonDone{done: make(chan struct{})}
+			cordoned[c.Node] = true
 		}
 	}
-	for node := range out {
-		if !slices.ContainsFunc(actions, func(a plan.Action) bool {
-			e, ok := a.(plan.Evict)
-			return ok && e.AfterCordon && e.Node == node
-		}) {
-			delete(out, node)
+	for _, a := range actions {
+		if e, ok := a.(plan.Evict); ok && e.AfterCordon && cordoned[e.Node] {
+			b.members[e.Node], b.pending[e.Node] = true, true
 		}
 	}
-	return out
+	if len(b.pending) == 0 {
+		close(b.done)
+	}
+	return b
 }
 
-func (c *cordonDone) finish(err error) {
-	c.err = err
-	close(c.done)
+// finish records a cordon's outcome.
+func (b *batchCordons) finish(node string, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.pending[node] {
+		return
+	}
+	delete(b.pending, node)
+	b.failed[node] = err != nil
+	if len(b.pending) == 0 {
+		close(b.done)
+	}
 }
 
-// wait waits for the cordon and reports whether it succeeded; a node
-// without its cordon in the step (nil) is not cordoned.
-func (c *cordonDone) wait(ctx context.Context) bool {
-	if c == nil {
+// wait waits for the batch's cordons and reports whether node's succeeded
+// (a node without its cordon in the step is not cordoned).
+func (b *batchCordons) wait(ctx context.Context, node string) bool {
+	b.mu.Lock()
+	member := b.members[node]
+	b.mu.Unlock()
+	if !member {
 		return false
 	}
 	select {
-	case <-c.done:
-		return c.err == nil
+	case <-b.done:
 	case <-ctx.Done():
 		return false
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return !b.failed[node]
 }

@@ -100,3 +100,40 @@ func TestExecuteEvictsAfterTheNodesCordon(t *testing.T) {
 		})
 	}
 }
+
+// TestExecuteEvictsAfterTheBatchsCordons: the evictions of a node cordoned
+// and drained in one step wait for every such cordon of the step, so that
+// the pods they displace cannot land on a batch node not cordoned yet.
+func TestExecuteEvictsAfterTheBatchsCordons(t *testing.T) {
+	var mu sync.Mutex
+	var order []string
+	note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
+	nodes := []client.Object{&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "fast"}}, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "slow"}}}
+	c := interceptor.NewClient(
+		fake.NewClientBuilder().WithScheme(newScheme(t)).WithObjects(nodes...).Build(),
+		interceptor.Funcs{
+			Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+				if obj.GetName() == "slow" {
+					time.Sleep(50 * time.Millisecond)
+				}
+				note("patch " + obj.GetName())
+				return c.Patch(ctx, obj, patch, opts...)
+			},
+			SubResourceCreate: func(_ context.Context, _ client.Client, _ string, obj client.Object, _ client.Object, _ ...client.SubResourceCreateOption) error {
+				note("evict " + obj.GetName())
+				return nil
+			},
+		})
+	r := &Reconciler{Client: c, Workers: 4}
+	actions := []plan.Action{
+		plan.Cordon{Node: "fast"}, plan.Cordon{Node: "slow"},
+		plan.Evict{Node: "fast", Pods: []plan.PodRef{pod("web-0", "default/web")}, AfterCordon: true},
+		plan.Evict{Node: "slow", Pods: []plan.PodRef{pod("web-1", "default/web")}, AfterCordon: true},
+	}
+	if _, err := r.execute(t.Context(), "r1", nil, actions); err != nil {
+		t.Fatal(err)
+	}
+	if len(order) != 4 || !slices.Equal(order[:2], []string{"patch fast", "patch slow"}) {
+		t.Errorf("requests %q, want both cordons before any eviction", order)
+	}
+}

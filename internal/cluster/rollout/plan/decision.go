@@ -100,9 +100,10 @@ type Evict struct {
 	Node string
 	Pods []PodRef
 	// AfterCordon: the node's Cordon is in the same step, and the
-	// evictions go out once it is done (not at all if it failed). A
-	// picked node is cordoned and drained in one step, so that a batch
-	// whose nodes are not all cordoned yet does not drain in two steps.
+	// evictions go out once it and the step's other such cordons are done
+	// (not at all if it failed). A picked node is cordoned and drained in
+	// one step, so that a batch whose nodes are not all cordoned yet does
+	// not drain in two steps.
 	AfterCordon bool
 }
 
