@@ -178,6 +178,7 @@ func newFlagSet(o *Options, raw *rawFlags, out io.Writer) *pflag.FlagSet {
 		LeaderElectionID: DefaultLeaderElectionID,
 		LeaderElectUsage: "elect a leader through a Lease so that only one replica decides",
 	})
+	managerkit.AddPprofFlag(fs, &o.Manager)
 	fs.StringSliceVar(&raw.cidrs, "allowed-cidrs", nil, "comma-separated CIDRs that must contain every IP SAN (default: no extra limit)")
 	fs.StringVar(&raw.hostnameRegex, "hostname-regex", "", "regular expression every DNS SAN must match in full (default: no extra limit)")
 	fs.DurationVar(&o.MaxExpiration, "max-expiration", DefaultMaxExpiration, "longest spec.expirationSeconds to approve; 0: no limit")

@@ -25,7 +25,7 @@ func TestParseFlagsDefaults(t *testing.T) {
 	want := Options{
 		Manager: managerkit.Options{
 			LeaderElect: true, LeaderElectionNamespace: "kube-system", LeaderElectionID: "nodeboot-approver",
-			MetricsBindAddress: "127.0.0.1:8080", HealthProbeBindAddress: "127.0.0.1:8081",
+			MetricsBindAddress: "127.0.0.1:8080", HealthProbeBindAddress: "127.0.0.1:8081", PprofBindAddress: "0",
 		},
 		MaxExpiration:        8808 * time.Hour,
 		NodeWait:             5 * time.Minute,
@@ -67,7 +67,7 @@ func TestParseFlagsLocalProcess(t *testing.T) {
 		Kubeconfig: "/tmp/admin.kubeconfig",
 		Manager: managerkit.Options{
 			LeaderElectionNamespace: "kube-system", LeaderElectionID: "nodeboot-approver",
-			MetricsBindAddress: "0", HealthProbeBindAddress: "127.0.0.1:0",
+			MetricsBindAddress: "0", HealthProbeBindAddress: "127.0.0.1:0", PprofBindAddress: "0",
 		},
 		AllowedCIDRs: []netip.Prefix{
 			netip.MustParsePrefix("10.0.0.0/16"), netip.MustParsePrefix("fd00::/8"), netip.MustParsePrefix("192.168.1.0/24"),
