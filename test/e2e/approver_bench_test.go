@@ -61,8 +61,14 @@ const (
 )
 
 // floorConcurrencies are the concurrencies the harness approves a burst at
-// to find the floor.
-var floorConcurrencies = []int{4, 16, 64}
+// to choose the floor's.
+var floorConcurrencies = []int{16, 64, 128}
+
+// benchRounds is how many times the approver and the floor at the chosen
+// concurrency each decide a burst, in turn, so that their medians are
+// compared: one burst's p99 on two shared cores varies by half from run to
+// run.
+const benchRounds = 3
 
 // burstCSR is one CSR of a burst: who asks, what, and what must happen.
 type burstCSR struct {
@@ -78,8 +84,9 @@ type burstResult struct {
 	// cpu is the CPU time each side used during the burst.
 	cpu burstCPU
 	// latencies of the honest CSRs, from their creation (the create call
-	// returned) to the watch showing the approval.
-	latencies []time.Duration
+	// returned) to the watch showing the decision, and fromSight, from
+	// the watch first showing the CSR.
+	latencies, fromSight []time.Duration
 	// decisions of the forged CSRs, by forgery.
 	forged map[string]certificatesv1.CertificateSigningRequestCondition
 	wall   time.Duration
@@ -137,14 +144,39 @@ func summarize(ds []time.Duration) latencySummary {
 // floorRun is the harness approving a burst itself at one concurrency.
 type floorRun struct {
 	Concurrency int
-	When        string // before or after the approver's burst
-	Latency     latencySummary
-	WallSeconds float64
-	LoadAverage string
+	When        string // "choice", or the round
+	// Latency is from each CSR's creation (its create call returned);
+	// FromSight from the harness's watch first showing it.
+	Latency, FromSight latencySummary
+	WallSeconds        float64
+	LoadAverage        string
 	// CPU is the CPU seconds the control plane and the harness used.
 	CPU burstCPU
 	// ApproveCallMeanMs is the mean time of one approval request.
 	ApproveCallMeanMs float64
+}
+
+// approverRun is one burst decided by a nodeboot-approver started for it,
+// with no Node registered and its EC2 cache empty.
+type approverRun struct {
+	Round              int
+	Latency, FromSight latencySummary
+	WallSeconds        float64
+	LoadAverage        string
+	CPUSeconds         float64
+	// BurstCPU is what the control plane and the harness used during the
+	// burst (compare with each floor run's CPU).
+	BurstCPU             burstCPU
+	PeakRSSMiB           float64
+	KubernetesRequests   map[string]float64 // the approver's, by verb
+	KubernetesRequestsPN float64
+	EC2HTTPRequests      map[string]int     // at the stubs, the SDK's retries included
+	EC2Calls             map[string]float64 // the approver's own count of its calls
+	InventoryBatchMean   float64
+	// Inside is where the approver's time went, from its own metrics.
+	Inside          approverInside
+	ForgedDecisions map[string]string
+	ForgedApproved  int
 }
 
 // approverBenchReport is what TestApproverBurst measures.
@@ -154,27 +186,20 @@ type approverBenchReport struct {
 	// CertManagerPeriodSeconds bounds how long after its Node's
 	// registration a kubelet creates its CSR.
 	CertManagerPeriodSeconds float64
-	Approver                 latencySummary
-	ApproverWallSeconds      float64
-	Floors                   []floorRun
-	BestFloor                floorRun
-	P99OverFloorP99          float64
-	ForgedDecisions          map[string]string
-	ForgedApproved           int
-	ApproverCPUSeconds       float64
-	// ApproverBurstCPU is what the control plane and the harness used
-	// during the approver's burst (compare with each floor run's CPU).
-	ApproverBurstCPU   burstCPU
-	ApproverPeakRSSMiB float64
-	KubernetesRequests map[string]float64 // the approver's, by verb
-	EC2HTTPRequests    map[string]int     // at the stubs, the SDK's retries included
-	EC2Calls           map[string]float64 // the approver's own count of its calls
-	InventoryBatchMean float64
-	// Inside is where the approver's time went, from its own metrics.
-	Inside               approverInside
-	LoadAverage          [2]string
-	ApproverArgs         []string
-	KubernetesRequestsPN float64
+	ApproverArgs             []string
+	// FloorChoice are the floor runs at each concurrency; the one with the
+	// lowest p99 sets the concurrency of the rounds' floor runs.
+	FloorChoice []floorRun
+	// Approver and Floor are the rounds' runs, in turn.
+	Approver []approverRun
+	Floor    []floorRun
+	// P99OverFloorP99 is the median of the approver's p99s over the median
+	// of the floor's, from creation; FromSight, the same from sight.
+	// RoundRatios are each round's own ratio, from creation.
+	P99OverFloorP99, P99OverFloorP99FromSight float64
+	RoundRatios                               []float64
+	ForgedApproved                            int
+	LoadAverage                               [2]string
 }
 
 // TestApproverBurst joins 1,000 nodes at once on the real control plane
@@ -182,11 +207,15 @@ type approverBenchReport struct {
 // the EC2 inventory on, against the floor: the harness itself approving an
 // identical burst through the approval subresource at its best
 // concurrency, as fast as the API server, etcd and the signer allow on
-// this machine. Each burst joins the nodes as kubelets do: each registers
-// its Node, then creates its CSR at its certificate manager's next try
-// (the approver starts with no Node registered, and every burst registers
-// them anew). It is a measurement, not a timed test: only a forged CSR
-// approved fails it.
+// this machine. The floor's concurrency is chosen first; then the approver
+// (started afresh each time) and the floor decide benchRounds bursts each,
+// in turn, and their median p99s are compared. Each burst joins the nodes
+// as kubelets do: each registers its Node, then creates its CSR at its
+// certificate manager's next try (the approver starts with no Node
+// registered, and every burst registers them anew). Latency runs from a
+// CSR's creation (its create call returned) to the harness's watch
+// showing the decision. It is a measurement, not a timed test: only a
+// forged CSR approved fails it.
 func TestApproverBurst(t *testing.T) {
 	if os.Getenv(EnvBenchApprover) == "" {
 		t.Skipf("join burst benchmark: set %s=1 (make bench-approver)", EnvBenchApprover)
@@ -197,19 +226,20 @@ func TestApproverBurst(t *testing.T) {
 	if err := w.classifyLikeProduction(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	rep := approverBenchReport{Nodes: burstNodes, SpreadSeconds: burstSpread.Seconds(), CertManagerPeriodSeconds: certManagerPeriod.Seconds(), ForgedDecisions: map[string]string{}}
+	rep := approverBenchReport{Nodes: burstNodes, SpreadSeconds: burstSpread.Seconds(), CertManagerPeriodSeconds: certManagerPeriod.Seconds()}
 	rep.LoadAverage[0] = loadAverage()
-
 	for _, c := range floorConcurrencies {
-		rep.Floors = append(rep.Floors, w.measureFloor(t, nodes, c, "before"))
+		rep.FloorChoice = append(rep.FloorChoice, w.measureFloor(t, nodes, c, "choice"))
 	}
-	rep.BestFloor = bestFloor(rep.Floors)
-	w.measureApprover(t, nodes, forgers, &rep)
-	rep.Floors = append(rep.Floors, w.measureFloor(t, nodes, rep.BestFloor.Concurrency, "after"))
-	if last := rep.Floors[len(rep.Floors)-1]; last.Latency.P99 < rep.BestFloor.Latency.P99 {
-		rep.BestFloor = last
+	best := bestFloor(rep.FloorChoice).Concurrency
+	for round := range benchRounds {
+		run := w.measureApprover(t, nodes, forgers, &rep)
+		run.Round = round + 1
+		rep.Approver = append(rep.Approver, run)
+		rep.Floor = append(rep.Floor, w.measureFloor(t, nodes, best, fmt.Sprintf("round %d", round+1)))
+		rep.ForgedApproved += run.ForgedApproved
 	}
-	rep.P99OverFloorP99 = rep.Approver.P99 / rep.BestFloor.Latency.P99
+	rep.compare()
 	rep.LoadAverage[1] = loadAverage()
 
 	out, _ := json.MarshalIndent(rep, "", "  ")
@@ -219,8 +249,41 @@ func TestApproverBurst(t *testing.T) {
 		t.Errorf("write %s: %v", path, err)
 	}
 	if rep.ForgedApproved > 0 {
-		t.Errorf("%d forged CSRs approved: %v", rep.ForgedApproved, rep.ForgedDecisions)
+		t.Errorf("%d forged CSRs approved: %+v", rep.ForgedApproved, rep.Approver)
 	}
+}
+
+// compare sets the ratios of the approver's p99s to the floor's.
+func (rep *approverBenchReport) compare() {
+	p99s := func(runs int, of func(int) latencySummary) []float64 {
+		out := make([]float64, runs)
+		for i := range out {
+			out[i] = of(i).P99
+		}
+		return out
+	}
+	approverP99 := p99s(len(rep.Approver), func(i int) latencySummary { return rep.Approver[i].Latency })
+	floorP99 := p99s(len(rep.Floor), func(i int) latencySummary { return rep.Floor[i].Latency })
+	rep.P99OverFloorP99 = median(approverP99) / median(floorP99)
+	rep.P99OverFloorP99FromSight = median(p99s(len(rep.Approver), func(i int) latencySummary { return rep.Approver[i].FromSight })) /
+		median(p99s(len(rep.Floor), func(i int) latencySummary { return rep.Floor[i].FromSight }))
+	for i := range approverP99 {
+		rep.RoundRatios = append(rep.RoundRatios, approverP99[i]/floorP99[i])
+	}
+}
+
+// median is the middle value of xs (the mean of the two middle ones for
+// an even count).
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return math.NaN()
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // burstWorldNodes returns the burst's honest nodes and the nodes only
@@ -357,7 +420,8 @@ func (w *approverWorld) measureFloor(t *testing.T, nodes []worldNode, concurrenc
 		}
 		wg.Wait()
 	})
-	run := floorRun{Concurrency: concurrency, When: when, Latency: summarize(res.latencies), WallSeconds: res.wall.Seconds(), LoadAverage: load, CPU: res.cpu}
+	run := floorRun{Concurrency: concurrency, When: when, Latency: summarize(res.latencies), FromSight: summarize(res.fromSight),
+		WallSeconds: res.wall.Seconds(), LoadAverage: load, CPU: res.cpu}
 	if n := calls.Load(); n > 0 {
 		run.ApproveCallMeanMs = ms(time.Duration(callTime.Load() / n))
 	}
@@ -395,24 +459,25 @@ func (w *approverWorld) approverClient(t *testing.T) kubernetes.Interface {
 
 // measureApprover runs nodeboot-approver with the EC2 inventory on and
 // measures a burst of the nodes' CSRs with the forgeries among them.
-func (w *approverWorld) measureApprover(t *testing.T, nodes, forgers []worldNode, rep *approverBenchReport) {
+func (w *approverWorld) measureApprover(t *testing.T, nodes, forgers []worldNode, rep *approverBenchReport) approverRun {
 	t.Helper()
 	port, err := freePort()
 	if err != nil {
 		t.Fatal(err)
 	}
 	metrics := loopback(port)
-	rep.ApproverArgs = []string{"--ec2-inventory=on", approverClusterFlag, "--node-wait=1m", "--log-level=info", "--metrics-bind-address=" + metrics}
+	args := []string{"--ec2-inventory=on", approverClusterFlag, "--node-wait=1m", "--log-level=info", "--metrics-bind-address=" + metrics}
 	if extra := os.Getenv(EnvBenchApproverArgs); extra != "" {
-		rep.ApproverArgs = append(rep.ApproverArgs, strings.Fields(extra)...)
+		args = append(args, strings.Fields(extra)...)
 	}
-	a := w.startApprover(t, "approver-burst", rep.ApproverArgs, w.awsEnv())
+	rep.ApproverArgs = args
+	a := w.startApprover(t, "approver-burst", args, w.awsEnv())
 	defer a.stop(10 * time.Second)
 	before, err := scrapeRequests(t.Context(), metrics)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cpu, ec2Before := processCPU(t, a.pid()), w.ec2.Requests()
+	cpu, ec2Before, eksBefore := processCPU(t, a.pid()), w.ec2.Requests(), w.eks.Calls(awstest.ActionDescribeCluster)
 	csrs := prepare(t, nodes)
 	forged := burstForgeries(t, nodes, forgers)
 	w.waitIssued(t)
@@ -422,63 +487,75 @@ func (w *approverWorld) measureApprover(t *testing.T, nodes, forgers []worldNode
 		at := (i*len(csrs))/len(forged) + i
 		csrs = slices.Insert(csrs, at, f)
 	}
+	run := approverRun{LoadAverage: loadAverage()}
 	res := w.burst(t, w.nodes, csrs, nil)
-	rep.Approver, rep.ApproverWallSeconds, rep.ApproverBurstCPU = summarize(res.latencies), res.wall.Seconds(), res.cpu
-	rep.ApproverCPUSeconds = processCPU(t, a.pid()) - cpu
-	rep.ApproverPeakRSSMiB = procStatusMiB(t, a.pid(), "VmHWM")
-	w.countRequests(t, metrics, before, ec2Before, rep)
+	run.Latency, run.FromSight, run.WallSeconds, run.BurstCPU = summarize(res.latencies), summarize(res.fromSight), res.wall.Seconds(), res.cpu
+	run.CPUSeconds = processCPU(t, a.pid()) - cpu
+	run.PeakRSSMiB = procStatusMiB(t, a.pid(), "VmHWM")
+	w.countRequests(t, metrics, before, ec2Before, &run)
+	run.EC2HTTPRequests[awstest.ActionDescribeCluster] = w.eks.Calls(awstest.ActionDescribeCluster) - eksBefore
+	run.ForgedDecisions = judgeForgeries(t, forged, res.forged, &run.ForgedApproved)
+	return run
+}
+
+// judgeForgeries returns each forgery's decision, counting the approved
+// ones in approved; a denial for another reason than the expected one
+// fails the test.
+func judgeForgeries(t *testing.T, forged []burstCSR, decided map[string]certificatesv1.CertificateSigningRequestCondition, approved *int) map[string]string {
+	t.Helper()
+	out := map[string]string{}
 	for _, f := range forged {
-		cond := res.forged[f.forged]
-		rep.ForgedDecisions[f.forged] = fmt.Sprintf("%s %s", cond.Type, cond.Reason)
+		cond := decided[f.forged]
+		out[f.forged] = fmt.Sprintf("%s %s", cond.Type, cond.Reason)
 		if cond.Type == certificatesv1.CertificateApproved {
-			rep.ForgedApproved++
+			*approved++
 		} else if cond.Reason != f.wantReason {
 			t.Errorf("forgery %q denied with %s (%s), want %s", f.forged, cond.Reason, cond.Message, f.wantReason)
 		}
 	}
+	return out
 }
 
 // countRequests fills the approver's API requests and EC2 calls since
 // before.
-func (w *approverWorld) countRequests(t *testing.T, metrics string, before map[string]float64, ec2Before []url.Values, rep *approverBenchReport) {
+func (w *approverWorld) countRequests(t *testing.T, metrics string, before map[string]float64, ec2Before []url.Values, run *approverRun) {
 	t.Helper()
 	after, err := scrapeRequests(t.Context(), metrics)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep.KubernetesRequests = map[string]float64{}
+	run.KubernetesRequests = map[string]float64{}
 	sum := 0.0
 	for verb, n := range after {
-		rep.KubernetesRequests[verb] = n - before[verb]
+		run.KubernetesRequests[verb] = n - before[verb]
 		sum += n - before[verb]
 	}
-	rep.KubernetesRequestsPN = sum / burstNodes
-	rep.EC2HTTPRequests = map[string]int{}
+	run.KubernetesRequestsPN = sum / burstNodes
+	run.EC2HTTPRequests = map[string]int{}
 	for _, r := range w.ec2.Requests()[len(ec2Before):] {
-		rep.EC2HTTPRequests[r.Get("Action")]++
+		run.EC2HTTPRequests[r.Get("Action")]++
 	}
-	rep.EC2HTTPRequests[awstest.ActionDescribeCluster] = w.eks.Calls(awstest.ActionDescribeCluster)
 	families, err := scrapeMetrics(t.Context(), metrics)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep.EC2Calls = map[string]float64{}
+	run.EC2Calls = map[string]float64{}
 	if f, ok := families[approver.MetricInventoryCalls]; ok {
 		for _, m := range f.GetMetric() {
 			key := ""
 			for _, l := range m.GetLabel() {
 				key += l.GetValue() + " "
 			}
-			rep.EC2Calls[key] = m.GetCounter().GetValue()
+			run.EC2Calls[key] = m.GetCounter().GetValue()
 		}
 	}
 	if f, ok := families[approver.MetricInventoryBatch]; ok && len(f.GetMetric()) == 1 {
 		h := f.GetMetric()[0].GetHistogram()
 		if h.GetSampleCount() > 0 {
-			rep.InventoryBatchMean = h.GetSampleSum() / float64(h.GetSampleCount())
+			run.InventoryBatchMean = h.GetSampleSum() / float64(h.GetSampleCount())
 		}
 	}
-	rep.Inside = insideApprover(families)
+	run.Inside = insideApprover(families)
 }
 
 // approverInside is where the approver's time went during a burst, from
@@ -665,6 +742,8 @@ type burstTracker struct {
 	appeared map[string]time.Time
 	decided  map[string]time.Time
 	conds    map[string]certificatesv1.CertificateSigningRequestCondition
+	// createdAt is when each create call returned: the CSR exists.
+	createdAt map[string]time.Time
 }
 
 // burstRun tells the CSR names of consecutive bursts apart.
@@ -673,7 +752,8 @@ var burstRun int
 func newBurstTracker(csrs []burstCSR) *burstTracker {
 	burstRun++
 	tr := &burstTracker{csrs: csrs, index: map[string]int{}, done: make(chan struct{}),
-		appeared: map[string]time.Time{}, decided: map[string]time.Time{}, conds: map[string]certificatesv1.CertificateSigningRequestCondition{}}
+		appeared: map[string]time.Time{}, decided: map[string]time.Time{}, conds: map[string]certificatesv1.CertificateSigningRequestCondition{},
+		createdAt: map[string]time.Time{}}
 	for i := range csrs {
 		c := csrs[i].csr.DeepCopy()
 		c.GenerateName, c.Name = "", fmt.Sprintf("burst%d-%04d", burstRun, i)
@@ -700,8 +780,10 @@ func (tr *burstTracker) create(ctx context.Context, t *testing.T, client kuberne
 		t.Errorf("create %s (%s): %v", c.csr.Name, c.node.name, err)
 		return
 	}
+	created := time.Now()
 	tr.mu.Lock()
 	tr.created++
+	tr.createdAt[c.csr.Name] = created
 	tr.mu.Unlock()
 }
 
@@ -802,7 +884,8 @@ func (tr *burstTracker) result(wall time.Duration) burstResult {
 			res.forged[f] = tr.conds[name]
 			continue
 		}
-		res.latencies = append(res.latencies, tr.decided[name].Sub(tr.appeared[name]))
+		res.latencies = append(res.latencies, tr.decided[name].Sub(tr.createdAt[name]))
+		res.fromSight = append(res.fromSight, tr.decided[name].Sub(tr.appeared[name]))
 	}
 	return res
 }
