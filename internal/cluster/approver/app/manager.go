@@ -3,15 +3,12 @@ package app
 import (
 	"context"
 	"fmt"
-	"net/http"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
@@ -53,7 +50,8 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts Options, log logr.Lo
 	if err != nil {
 		return nil, err
 	}
-	writer, err := decisionWriter(cfg, mgr.GetScheme(), mgr.GetRESTMapper(), mgr.GetCache())
+	// The approvals go out apart from the watches (managerkit.WriterClient).
+	writer, err := managerkit.WriterClient(mgr, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -84,41 +82,6 @@ func newReconciler(c client.Client, opts Options, inv inventorySetup, recorder r
 		r.Inventory = inv.source
 	}
 	return r
-}
-
-// decisionWriter returns the reconciler's client: it reads from the
-// manager's cache and writes the decisions through connections of its own.
-// client-go hands configs it can compare one shared transport, so the
-// manager's cache, its client and the Events would otherwise share one
-// HTTP/2 connection with the approvals. In a join burst, 64 approvals in
-// flight on the watches' connection held the CSR events back: the approver
-// saw a CSR 55 ms to 1.04 s (the median of a burst) after the benchmark's
-// own watch did, and 10 ms with the writes apart (docs/performance.md,
-// "Measured in rounds").
-func decisionWriter(cfg *rest.Config, scheme *runtime.Scheme, mapper meta.RESTMapper, cache client.Reader) (client.Client, error) {
-	cfg, hc, err := ownTransport(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("decision writer's HTTP client: %w", err)
-	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme, Mapper: mapper, HTTPClient: hc, Cache: &client.CacheOptions{Reader: cache}})
-	if err != nil {
-		return nil, fmt.Errorf("decision writer: %w", err)
-	}
-	return c, nil
-}
-
-// ownTransport returns a copy of cfg whose HTTP client shares no transport
-// (and so no connection) with the clients client-go builds from cfg.
-// client-go cannot compare a Proxy function, so setting one gives a config
-// a transport of its own; http.ProxyFromEnvironment is the one it uses when
-// the kubeconfig names none (NO_PROXY's CIDRs still apply).
-func ownTransport(cfg *rest.Config) (*rest.Config, *http.Client, error) {
-	cfg = rest.CopyConfig(cfg)
-	if cfg.Proxy == nil {
-		cfg.Proxy = http.ProxyFromEnvironment
-	}
-	hc, err := rest.HTTPClientFor(cfg)
-	return cfg, hc, err
 }
 
 // clientLimits returns a copy of cfg limited to qps requests a second
