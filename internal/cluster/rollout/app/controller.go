@@ -161,8 +161,14 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts ControllerOptions, g
 	if err != nil {
 		return nil, err
 	}
+	// The patches, evictions and status writes go out apart from the
+	// watches whose events the controller reacts to (managerkit.WriterClient).
+	writer, err := managerkit.WriterClient(mgr, cfg)
+	if err != nil {
+		return nil, err
+	}
 	r := &controller.Reconciler{
-		Client:       mgr.GetClient(),
+		Client:       writer,
 		Recorder:     recorder,
 		Groups:       groups,
 		Metrics:      metrics,
