@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
 	"github.com/nodeboot/nodeboot/internal/cluster/rollout/controller"
@@ -261,8 +262,9 @@ type apfWait struct {
 	seconds  float64
 }
 
-// apfWaits reads kube-apiserver's queue waits by priority level.
-func (w *rolloutWorld) apfWaits(t *testing.T) map[string]apfWait {
+// adminClientset is a clientset with the world's admin credentials, and
+// its config.
+func (w *rolloutWorld) adminClientset(t *testing.T) (*kubernetes.Clientset, *rest.Config) {
 	t.Helper()
 	cfg, err := clientcmdRESTConfig(w.adminKubeconfig)
 	if err != nil {
@@ -272,6 +274,13 @@ func (w *rolloutWorld) apfWaits(t *testing.T) map[string]apfWait {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cs, cfg
+}
+
+// apfWaits reads kube-apiserver's queue waits by priority level.
+func (w *rolloutWorld) apfWaits(t *testing.T) map[string]apfWait {
+	t.Helper()
+	cs, _ := w.adminClientset(t)
 	data, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(t.Context())
 	if err != nil {
 		t.Fatalf("kube-apiserver metrics: %v", err)

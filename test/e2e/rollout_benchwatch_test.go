@@ -11,7 +11,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -38,14 +37,7 @@ func (w *rolloutWorld) watchBench(t *testing.T, rollout string) *benchWatch {
 	t.Helper()
 	bw := &benchWatch{ready: map[string]time.Time{}, picked: map[int32]time.Time{}, drained: map[int32]time.Time{},
 		terminating: map[int32]time.Time{}, terminated: map[int32]time.Time{}}
-	cfg, err := clientcmdRESTConfig(w.adminKubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs, cfg := w.adminClientset(t)
 	factory := informers.NewSharedInformerFactory(cs, 0)
 	inf := factory.Core().V1().Nodes().Informer()
 	seen := func(obj any) {
