@@ -139,8 +139,11 @@ func TestNetworkHelpers(t *testing.T) {
 				go func() {
 					defer close(done)
 					fake.cycleInvalid(t, t.Context())
-					fake.set(t, "configured", tc.finalLate, "unmanaged")
+					// Flagged before it is written: the hook may see the
+					// final state and return before this goroutine runs
+					// again after the write.
 					final.Store(true)
+					fake.set(t, "configured", tc.finalLate, "unmanaged")
 				}()
 				nodeboot(t, "boot-hook")
 				if !final.Load() {
