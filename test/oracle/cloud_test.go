@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,7 +27,7 @@ type cloud struct {
 	imds, ec2 string
 	// imdsConfig and imdsPort are for an IMDS started late.
 	imdsConfig string
-	imdsPort   int
+	imdsPort   *aemmtest.Reservation
 	proxy      *logProxy
 }
 
@@ -49,11 +48,11 @@ func startCloud(t testing.TB, c nodeadmCase) cloud {
 		cl.ec2 = strings.Replace(ec2.URL, "127.0.0.1", "0.0.0.0", 1)
 	}
 	if c.lateIMDS > 0 {
-		port, err := aemmtest.FreePort()
+		port, err := aemmtest.Reserve(t)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cl.imdsPort, cl.imds = port, "http://127.0.0.1:"+strconv.Itoa(port)
+		cl.imdsPort, cl.imds = port, port.Endpoint
 		return cl
 	}
 	cl.imds = aemmtest.StartConfigFile(t, cl.imdsConfig)
@@ -115,12 +114,24 @@ func (cl *cloud) withProxy(t *testing.T, proxy *logProxy) {
 }
 
 // startIMDSLater starts the node's IMDS 10 s from now, as imds-timeouts'
-// run.sh does in the background.
+// run.sh does in the background. Its port stays reserved until then
+// (aemmtest.Reserve): connections are refused, and no other case's AEMM
+// can be given it. A test that ends first stops the timer, or waits for a
+// start already under way, so that nothing logs to a finished test.
 func (cl *cloud) startIMDSLater(t *testing.T) {
-	time.AfterFunc(10*time.Second, func() {
-		if _, err := aemmtest.StartConfigFileAt(t, cl.imdsConfig, cl.imdsPort); err != nil {
+	var started sync.WaitGroup
+	started.Add(1)
+	timer := time.AfterFunc(10*time.Second, func() {
+		defer started.Done()
+		if _, err := aemmtest.StartConfigFileOn(t, cl.imdsConfig, cl.imdsPort); err != nil {
 			t.Errorf("late IMDS: %v", err)
 		}
+	})
+	t.Cleanup(func() {
+		if timer.Stop() {
+			started.Done()
+		}
+		started.Wait()
 	})
 }
 

@@ -151,29 +151,83 @@ func startConfig(t testing.TB, bin, cfgPath, dir string) string {
 	return ""
 }
 
-// StartConfigFileAt is StartConfigFile on a given port, returning an error
-// instead of failing the test, so that it may run late, from another
-// goroutine (a test of an agent that must wait for IMDS to appear).
-func StartConfigFileAt(t testing.TB, cfgPath string, port int) (string, error) {
+// Reservation is a loopback port held for an IMDS that starts late: its
+// socket is bound but not listening, so a connection to it is refused, as
+// to an IMDS that is not up yet, and nothing else can take the port
+// meanwhile. A port merely found free and left unbound can be handed by
+// the kernel to the next listener that asks for one: in CI another test's
+// AEMM took it, and the agent that had to find no IMDS found that one.
+type Reservation struct {
+	// Endpoint is "http://127.0.0.1:<port>".
+	Endpoint string
+	fd       int
+	once     sync.Once
+}
+
+// Reserve binds a loopback port for StartConfigFileOn; the socket is
+// closed when the test ends, if nothing listened on it.
+func Reserve(t testing.TB) (*Reservation, error) {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("reserve a port: %w", err)
+	}
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		syscall.Close(fd)
+		return nil, fmt.Errorf("reserve a port: %w", err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		syscall.Close(fd)
+		return nil, fmt.Errorf("reserve a port: %w", err)
+	}
+	r := &Reservation{Endpoint: "http://127.0.0.1:" + strconv.Itoa(sa.(*syscall.SockaddrInet4).Port), fd: fd}
+	t.Cleanup(func() { r.once.Do(func() { syscall.Close(fd) }) })
+	return r, nil
+}
+
+// listener starts listening on the reserved socket, once.
+func (r *Reservation) listener() (net.Listener, error) {
+	err := errors.New("the reservation was used or released")
+	var l net.Listener
+	r.once.Do(func() {
+		if err = syscall.Listen(r.fd, syscall.SOMAXCONN); err != nil {
+			syscall.Close(r.fd)
+			return
+		}
+		f := os.NewFile(uintptr(r.fd), "aemm-reserved")
+		defer f.Close() // FileListener holds a duplicate
+		l, err = net.FileListener(f)
+	})
+	return l, err
+}
+
+// StartConfigFileOn is StartConfigFile on a reserved port, returning an
+// error instead of failing the test, so that it may run late, from
+// another goroutine (a test of an agent that must wait for IMDS to
+// appear).
+func StartConfigFileOn(t testing.TB, cfgPath string, r *Reservation) (string, error) {
 	bin, err := Binary()
 	if err != nil {
 		return "", err
 	}
-	return startAt(t, bin, cfgPath, t.TempDir(), port)
-}
-
-// start launches one AEMM process on a free port and waits for it.
-func start(t testing.TB, bin, cfgPath, dir string) (string, error) {
-	port, err := freePort()
+	internal, err := freePort()
 	if err != nil {
 		return "", err
 	}
-	return startAt(t, bin, cfgPath, dir, port)
+	backend, err := launch(t, bin, cfgPath, t.TempDir(), internal)
+	if err != nil {
+		return "", err
+	}
+	l, err := r.listener()
+	if err != nil {
+		return "", fmt.Errorf("aemmtest: %w", err)
+	}
+	return serveSerialized(t, l, backend), nil
 }
 
-// startAt launches one AEMM process and waits for it, and serves it on
-// port through serveSerialized.
-func startAt(t testing.TB, bin, cfgPath, dir string, port int) (string, error) {
+// start launches one AEMM process on a free port, waits for it, and
+// serves it on another through serveSerialized.
+func start(t testing.TB, bin, cfgPath, dir string) (string, error) {
 	internal, err := freePort()
 	if err != nil {
 		return "", err
@@ -182,7 +236,7 @@ func startAt(t testing.TB, bin, cfgPath, dir string, port int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
 	}
@@ -281,9 +335,6 @@ func isExecutable(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
 }
-
-// FreePort returns a loopback port nothing listens on now.
-func FreePort() (int, error) { return freePort() }
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -2,10 +2,14 @@ package aemmtest
 
 import (
 	"io"
+	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestStartServesIMDSv2Only(t *testing.T) {
@@ -97,4 +101,48 @@ func getMetadata(t *testing.T, client *http.Client, endpoint, token, path string
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	return string(body)
+}
+
+// TestReservedPortRefusesThenServes holds a port for a late IMDS: until
+// AEMM starts on it, connections are refused and no listener can take
+// it; then it serves.
+func TestReservedPortRefusesThenServes(t *testing.T) {
+	r, err := Reserve(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimPrefix(r.Endpoint, "http://")
+	if c, err := net.DialTimeout("tcp", addr, 5*time.Second); err == nil {
+		c.Close()
+		t.Fatalf("dial %s before the start succeeded, want it refused", addr)
+	}
+	if l, err := net.Listen("tcp", addr); err == nil {
+		l.Close()
+		t.Fatalf("another listener took the reserved %s", addr)
+	}
+	if _, err := Binary(); err != nil {
+		t.Skip(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "aemm.json")
+	data, err := ConfigJSON(Config{InstanceID: "i-0feedface0000000b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	endpoint, err := StartConfigFileOn(t, cfg, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if endpoint != r.Endpoint {
+		t.Errorf("served on %s, want the reserved %s", endpoint, r.Endpoint)
+	}
+	client := &http.Client{Transport: &http.Transport{Proxy: nil}}
+	if got := getMetadata(t, client, endpoint, sessionToken(t, client, endpoint), "instance-id"); got != "i-0feedface0000000b" {
+		t.Errorf("instance-id = %q, want i-0feedface0000000b", got)
+	}
+	if _, err := StartConfigFileOn(t, cfg, r); err == nil {
+		t.Error("a second start on the same reservation succeeded")
+	}
 }
