@@ -188,13 +188,30 @@ func (w *rolloutWorld) startScheduler(t *testing.T) {
 	}})
 }
 
+// kwokConfig raises kwok's parallelism from 4 (startKwok).
+const kwokConfig = `apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokConfiguration
+options:
+  nodePlayStageParallelism: 64
+  podPlayStageParallelism: 64
+`
+
 // startKwok runs kwok for the Nodes carrying the kwok annotation: it keeps
 // them Ready and runs the pods bound to them.
 func (w *rolloutWorld) startKwok(t *testing.T) {
 	t.Helper()
 	kc := w.kubeconfigFor(t, "kwok", kwokUser, []string{"system:masters"})
+	// kwok plays the kubelets of every Node, by default 4 Nodes' and 4
+	// pods' status changes at a time: a wave of 50 Nodes registered and
+	// made Ready one after another, and their DaemonSet pods and a batch's
+	// replacements started the same way. Real kubelets each do their own
+	// at once, so kwok gets as many at a time as a wave holds.
+	cfg := filepath.Join(w.c.dir, "kwok.yaml")
+	if err := os.WriteFile(cfg, []byte(kwokConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	w.c.procs.start(t, procSpec{name: "kwok", argv: []string{
-		w.env.k8s("kwok"), "--kubeconfig=" + kc,
+		w.env.k8s("kwok"), "--kubeconfig=" + kc, "--config=" + cfg,
 		"--manage-all-nodes=false", "--manage-nodes-with-annotation-selector=" + kwokAnnotation + "=fake",
 		// No node Leases: kwok then refreshes each node's status every 10
 		// to 20 minutes, which keeps 500 simulated nodes cheap.
