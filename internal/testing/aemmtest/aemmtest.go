@@ -136,19 +136,36 @@ func StartConfigFile(t testing.TB, cfgPath string) string {
 	return startConfig(t, bin, cfgPath, t.TempDir())
 }
 
-// startConfig starts AEMM with cfgPath, retrying on a lost port race.
+// startConfig starts AEMM with cfgPath and serves it on a free port.
 func startConfig(t testing.TB, bin, cfgPath, dir string) string {
 	t.Helper()
+	backend, err := launchOnFreePort(t, bin, cfgPath, dir)
+	if err != nil {
+		t.Fatalf("aemmtest: %v", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("aemmtest: %v", err)
+	}
+	return serveSerialized(t, l, backend)
+}
+
+// launchOnFreePort launches AEMM on a free port, retrying on a lost port
+// race, and returns its endpoint.
+func launchOnFreePort(t testing.TB, bin, cfgPath, dir string) (string, error) {
 	var lastErr error
 	for try := 0; try < 3; try++ { // the free port can be taken between probe and bind
-		endpoint, err := start(t, bin, cfgPath, dir)
+		port, err := freePort()
+		if err != nil {
+			return "", err
+		}
+		backend, err := launch(t, bin, cfgPath, dir, port)
 		if err == nil {
-			return endpoint
+			return backend, nil
 		}
 		lastErr = err
 	}
-	t.Fatalf("aemmtest: %v", lastErr)
-	return ""
+	return "", lastErr
 }
 
 // Reservation is a loopback port held for an IMDS that starts late: its
@@ -210,35 +227,13 @@ func StartConfigFileOn(t testing.TB, cfgPath string, r *Reservation) (string, er
 	if err != nil {
 		return "", err
 	}
-	internal, err := freePort()
-	if err != nil {
-		return "", err
-	}
-	backend, err := launch(t, bin, cfgPath, t.TempDir(), internal)
+	backend, err := launchOnFreePort(t, bin, cfgPath, t.TempDir())
 	if err != nil {
 		return "", err
 	}
 	l, err := r.listener()
 	if err != nil {
 		return "", fmt.Errorf("aemmtest: %w", err)
-	}
-	return serveSerialized(t, l, backend), nil
-}
-
-// start launches one AEMM process on a free port, waits for it, and
-// serves it on another through serveSerialized.
-func start(t testing.TB, bin, cfgPath, dir string) (string, error) {
-	internal, err := freePort()
-	if err != nil {
-		return "", err
-	}
-	backend, err := launch(t, bin, cfgPath, dir, internal)
-	if err != nil {
-		return "", err
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
 	}
 	return serveSerialized(t, l, backend), nil
 }
