@@ -149,13 +149,7 @@ func TestRolloutScale(t *testing.T) {
 	w := startRolloutWorld(t, env, port)
 	nodes := benchNodes(t)
 	g := w.createGroup(t, "scale", nodes, "us-west-2a", "us-west-2b", "us-west-2c")
-	// The budget allows one batch's pods: maxUnavailable nodes' worth.
-	perBatch := 2 * benchMaxUnavailable
-	ws := []workload{
-		{kind: "Deployment", name: "web", replicas: int32(2 * nodes), minAvailable: int32(2*nodes - perBatch), watched: true},
-		{kind: "DaemonSet", name: "agent"},
-	}
-	w.deployWorkloads(t, "scale", g.name, ws)
+	ws, perBatch := w.deployScaleWorkloads(t, g, nodes)
 	w.asg.SetLaunchDelay(benchLaunch)
 
 	pid := w.controller().pid()
@@ -170,15 +164,7 @@ func TestRolloutScale(t *testing.T) {
 	watch := w.watchBench(t, "scale")
 	apfBefore := w.apfWaits(t)
 	loadBefore := loadAverage()
-	stopProfile := profileCPU(t, w.pprofAddr, os.Getenv(EnvBenchCPUProfile))
-	start := time.Now()
-	if out, err := w.cli(t, "start", "scale", "--group", g.name, "--image-id", newImage, "--max-unavailable", fmt.Sprint(benchMaxUnavailable),
-		"--post-drain-wait", "0s", "--eviction-retry-interval", "0s", "--node-creation-timeout", "10m", "--drain-timeout", "10m"); err != nil {
-		t.Fatalf("start: %v\n%s", err, out)
-	}
-	ro := w.waitRollout(t, "scale", "Succeeded", 30*time.Minute, phaseIs(rolloutv1.PhaseSucceeded))
-	total := time.Since(start)
-	stopProfile()
+	start, total, ro := w.runScaleRollout(t, g)
 	apfAfter := w.apfWaits(t)
 
 	after, err := scrapeRequests(t.Context(), w.metricsAddr)
@@ -189,32 +175,9 @@ func TestRolloutScale(t *testing.T) {
 		Nodes: nodes, MaxUnavailable: benchMaxUnavailable, Batches: int(ro.Status.Batch), Surge: int(ro.Status.Surge),
 		Pods: 3 * nodes, LaunchDelay: benchLaunch.String(), KubernetesRequests: map[string]float64{}, AWSRequests: map[string]int{},
 	}
-	// Ideal: the surge, then every batch but those whose terminations
-	// only remove the surge waits for its back-fill; no other wait is set.
-	backfilled := rep.Batches - (rep.Surge+benchMaxUnavailable-1)/benchMaxUnavailable
-	ideal := time.Duration(1+backfilled) * benchLaunch
-	rep.Total, rep.Ideal, rep.Overhead = total.Round(time.Millisecond).String(), ideal.String(), (total - ideal).Round(time.Millisecond).String()
-	rep.OverheadPercent = 100 * float64(total-ideal) / float64(ideal)
-	sum := 0.0
-	for verb, n := range after {
-		rep.KubernetesRequests[verb] = n - before[verb]
-		sum += n - before[verb]
-	}
-	rep.KubernetesRequestsPerNode = sum / float64(nodes)
-	awsAfter, awsSum := awsCounts(w), 0
-	for action, n := range awsAfter {
-		rep.AWSRequests[action] = n - awsBefore[action]
-		awsSum += n - awsBefore[action]
-	}
-	rep.AWSRequestsPerNode = float64(awsSum) / float64(nodes)
-	rep.ControllerCPUSeconds = processCPU(t, pid) - cpuBefore
-	rep.ControllerPeakRSSMiB = procStatusMiB(t, pid, "VmHWM")
-	rep.ControllerRSSAnonMiB, rep.ControllerRSSFileMiB = procStatusMiB(t, pid, "RssAnon"), procStatusMiB(t, pid, "RssFile")
-	if m, err := scrapeGauges(t.Context(), w.metricsAddr, "go_memstats_heap_inuse_bytes", "go_memstats_next_gc_bytes"); err == nil {
-		rep.ControllerHeapInUseMiB, rep.ControllerNextGCMiB = m[0]/(1<<20), m[1]/(1<<20)
-	} else {
-		t.Logf("controller memory metrics: %v", err)
-	}
+	ideal := rep.setIdeal(total)
+	rep.addRequests(before, after, awsBefore, awsCounts(w))
+	rep.addController(t, w, pid, cpuBefore)
 	rep.LoadAverage = [2]string{loadBefore, loadAverage()}
 	rep.EvictionRequests = scrapeCounter(t, w.metricsAddr, controller.MetricEvictions) - evictionsBefore
 	rep.APFWait = apfDiff(apfBefore, apfAfter)
@@ -228,29 +191,118 @@ func TestRolloutScale(t *testing.T) {
 	floorAPF := w.apfWaits(t)
 	floor := w.measureFloor(t, ws[0], perBatch)
 	rep.FloorAPFWait = apfDiff(floorAPF, w.apfWaits(t))
+	rep.addFloor(total, ideal, floor)
+	waves := watch.waves(start, w.inServiceTimes(), benchLaunch)
+	rep.Precise = watch.timeline(start, waves)
+	rep.addWaves(total, waves, floor.answered)
+	writeRolloutReport(t, env, rep)
+}
+
+// deployScaleWorkloads runs the benchmark's workloads on g: a Deployment
+// of two pods per node whose budget allows one batch's pods
+// (maxUnavailable nodes' worth), and a DaemonSet. It returns them and the
+// pods per batch.
+func (w *rolloutWorld) deployScaleWorkloads(t *testing.T, g group, nodes int) ([]workload, int) {
+	perBatch := 2 * benchMaxUnavailable
+	ws := []workload{
+		{kind: "Deployment", name: "web", replicas: int32(2 * nodes), minAvailable: int32(2*nodes - perBatch), watched: true},
+		{kind: "DaemonSet", name: "agent"},
+	}
+	w.deployWorkloads(t, "scale", g.name, ws)
+	return ws, perBatch
+}
+
+// runScaleRollout starts the benchmark's rollout of g, every wait of the
+// algorithm at zero, and waits until it succeeds (the controller's CPU
+// profiled if EnvBenchCPUProfile says where); it returns when it started
+// and how long it took.
+func (w *rolloutWorld) runScaleRollout(t *testing.T, g group) (time.Time, time.Duration, *rolloutv1.NodeGroupRollout) {
+	stopProfile := profileCPU(t, w.pprofAddr, os.Getenv(EnvBenchCPUProfile))
+	defer stopProfile()
+	start := time.Now()
+	if out, err := w.cli(t, "start", "scale", "--group", g.name, "--image-id", newImage, "--max-unavailable", fmt.Sprint(benchMaxUnavailable),
+		"--post-drain-wait", "0s", "--eviction-retry-interval", "0s", "--node-creation-timeout", "10m", "--drain-timeout", "10m"); err != nil {
+		t.Fatalf("start: %v\n%s", err, out)
+	}
+	ro := w.waitRollout(t, "scale", "Succeeded", 30*time.Minute, phaseIs(rolloutv1.PhaseSucceeded))
+	return start, time.Since(start), ro
+}
+
+// setIdeal sets the ideal, the launch waits only, and total against it:
+// the surge, then every batch but those whose terminations only remove
+// the surge waits for its back-fill; no other wait is set.
+func (rep *rolloutBenchReport) setIdeal(total time.Duration) time.Duration {
+	backfilled := rep.Batches - (rep.Surge+benchMaxUnavailable-1)/benchMaxUnavailable
+	ideal := time.Duration(1+backfilled) * benchLaunch
+	rep.Total, rep.Ideal, rep.Overhead = total.Round(time.Millisecond).String(), ideal.String(), (total - ideal).Round(time.Millisecond).String()
+	rep.OverheadPercent = 100 * float64(total-ideal) / float64(ideal)
+	return ideal
+}
+
+// addController adds the controller's CPU since cpuBefore and its memory.
+func (rep *rolloutBenchReport) addController(t *testing.T, w *rolloutWorld, pid int, cpuBefore float64) {
+	rep.ControllerCPUSeconds = processCPU(t, pid) - cpuBefore
+	rep.ControllerPeakRSSMiB = procStatusMiB(t, pid, "VmHWM")
+	rep.ControllerRSSAnonMiB, rep.ControllerRSSFileMiB = procStatusMiB(t, pid, "RssAnon"), procStatusMiB(t, pid, "RssFile")
+	if m, err := scrapeGauges(t.Context(), w.metricsAddr, "go_memstats_heap_inuse_bytes", "go_memstats_next_gc_bytes"); err == nil {
+		rep.ControllerHeapInUseMiB, rep.ControllerNextGCMiB = m[0]/(1<<20), m[1]/(1<<20)
+	} else {
+		t.Logf("controller memory metrics: %v", err)
+	}
+}
+
+// addRequests adds the Kubernetes requests (by verb) and the AWS requests
+// (by action) made between the before and after counts, and their sums
+// per node.
+func (rep *rolloutBenchReport) addRequests(before, after map[string]float64, awsBefore, awsAfter map[string]int) {
+	sum := 0.0
+	for verb, n := range after {
+		rep.KubernetesRequests[verb] = n - before[verb]
+		sum += n - before[verb]
+	}
+	rep.KubernetesRequestsPerNode = sum / float64(rep.Nodes)
+	awsSum := 0
+	for action, n := range awsAfter {
+		rep.AWSRequests[action] = n - awsBefore[action]
+		awsSum += n - awsBefore[action]
+	}
+	rep.AWSRequestsPerNode = float64(awsSum) / float64(rep.Nodes)
+}
+
+// addFloor adds the eviction floor and the ratios of total to the ideal
+// with it in every batch.
+func (rep *rolloutBenchReport) addFloor(total, ideal time.Duration, floor floorMeasure) {
 	rep.EvictionFloor, rep.FloorChoice, rep.FloorRounds = floor.samples, floor.choice, floor.rounds
-	withEvictions := ideal + time.Duration(rep.Batches)*floor.answered
+	batches := time.Duration(rep.Batches)
+	withEvictions := ideal + batches*floor.answered
 	rep.IdealWithEvictions = withEvictions.Round(time.Millisecond).String()
 	rep.OverheadVsIdealWithEvictionsPct = 100 * float64(total-withEvictions) / float64(withEvictions)
 	rep.TotalOverFloor = float64(total) / float64(withEvictions)
-	rep.TotalOverBestFloor = float64(total) / float64(ideal+time.Duration(rep.Batches)*floor.best)
+	rep.TotalOverBestFloor = float64(total) / float64(ideal+batches*floor.best)
 	rep.DrainFloor = floor.gone.Round(time.Millisecond).String()
-	rep.TotalOverDrainFloor = float64(total) / float64(ideal+time.Duration(rep.Batches)*floor.gone)
-	waves := watch.waves(start, w.inServiceTimes(), benchLaunch)
-	rep.Precise = watch.timeline(start, waves)
+	rep.TotalOverDrainFloor = float64(total) / float64(ideal+batches*floor.gone)
+}
+
+// addWaves adds the waves' world parts and the controller's reactions,
+// and total over the world parts plus the floor in every batch.
+func (rep *rolloutBenchReport) addWaves(total time.Duration, waves []benchWave, floor time.Duration) {
 	var worldWait, reaction time.Duration
 	for _, wv := range waves {
 		worldWait += wv.world()
 		reaction += wv.Picked.Sub(wv.Ready)
 	}
 	rep.WorldLaunchWait, rep.Reaction = worldWait.Round(time.Millisecond).String(), reaction.Round(time.Millisecond).String()
-	worldFloor := worldWait + time.Duration(rep.Batches)*floor.answered
+	worldFloor := worldWait + time.Duration(rep.Batches)*floor
 	rep.WorldLaunchWaitWithEvictions = worldFloor.Round(time.Millisecond).String()
 	rep.TotalOverWorldFloor = float64(total) / float64(worldFloor)
+}
 
+// writeRolloutReport logs rep and writes it beside the e2e report as
+// rollout-bench-<nodes>.json.
+func writeRolloutReport(t *testing.T, env suiteEnv, rep rolloutBenchReport) {
 	out, _ := json.MarshalIndent(rep, "", "  ")
 	t.Logf("rollout scale benchmark:\n%s", out)
-	path := filepath.Join(filepath.Dir(env.report), fmt.Sprintf("rollout-bench-%d.json", nodes))
+	path := filepath.Join(filepath.Dir(env.report), fmt.Sprintf("rollout-bench-%d.json", rep.Nodes))
 	if err := os.WriteFile(path, out, 0o644); err != nil {
 		t.Errorf("write %s: %v", path, err)
 	} else {
