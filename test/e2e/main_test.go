@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // interrupted is closed on the first SIGINT or SIGTERM. Every wait in the
@@ -34,6 +37,10 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	// The harness's own controller-runtime clients (watches, evictions)
+	// have nothing to log; unset, controller-runtime prints a warning with
+	// a stack trace into the suite's output after 30 s.
+	ctrllog.SetLogger(logr.Discard())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	interrupted = ctx.Done()
 	go func() {
