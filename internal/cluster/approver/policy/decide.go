@@ -72,6 +72,7 @@ var (
 		checkExpiration,
 		checkSANTypes,
 		checkSANPresent,
+		checkDNSNameSyntax,
 		checkPolicyDNSNames,
 		checkPolicyIPAddresses,
 		checkNodeExists,

@@ -154,6 +154,9 @@ const (
 	ReasonUnsupportedSANType = "UnsupportedSANType"
 	// ReasonNoSubjectAltNames: the request has neither DNS nor IP SANs.
 	ReasonNoSubjectAltNames = "NoSubjectAltNames"
+	// ReasonInvalidDNSName: a DNS SAN is not a host name (a wildcard,
+	// control characters, an empty label, a trailing dot, ...).
+	ReasonInvalidDNSName = "InvalidDNSName"
 	// ReasonDNSNameRejectedByPolicy: a DNS SAN does not match the hostname
 	// regex.
 	ReasonDNSNameRejectedByPolicy = "DNSNameRejectedByPolicy"

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 func checkSANTypes(c *candidate) *Decision {
@@ -40,6 +41,27 @@ func checkSANPresent(c *candidate) *Decision {
 	if len(c.req.DNSNames) == 0 && len(c.req.IPAddresses) == 0 {
 		d := deny(ReasonNoSubjectAltNames, "the request has no DNS or IP SAN")
 		return &d
+	}
+	return nil
+}
+
+// checkDNSNameSyntax denies DNS SANs that are no host name: wildcards,
+// control characters, empty labels, a trailing dot. crypto/x509 accepts any
+// ASCII in a dNSName, and with the inventory check off a node may write any
+// of these into its own status.addresses; a wildcard would cover every
+// node's name. Case is ignored, as DNS and TLS ignore it.
+func checkDNSNameSyntax(c *candidate) *Decision {
+	for _, name := range c.req.DNSNames {
+		if strings.Contains(name, "*") {
+			d := deny(ReasonInvalidDNSName, "DNS SAN %q is a wildcard; a node serves only its own names", name)
+			return &d
+		}
+		if len(validation.IsDNS1123Subdomain(strings.ToLower(name))) > 0 {
+			d := deny(ReasonInvalidDNSName, "DNS SAN %q is not a host name: letters, digits, '-' and '.' only, "+
+				"labels neither empty nor starting or ending with '-', no trailing dot, at most %d bytes",
+				name, validation.DNS1123SubdomainMaxLength)
+			return &d
+		}
 	}
 	return nil
 }

@@ -5,9 +5,13 @@ import (
 	"encoding/asn1"
 	"fmt"
 	"net"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy/policytest"
 )
@@ -159,6 +163,49 @@ func TestCapMessage(t *testing.T) {
 			}
 			if len(tc.in) > MaxMessageBytes && !strings.HasSuffix(got, fmt.Sprintf("(%d more bytes)", len(tc.in)-strings.Index(got, " …"))) {
 				t.Errorf("capMessage() = %q, want it to say how much it left out", got[len(got)-40:])
+			}
+		})
+	}
+}
+
+// TestDecideDNSNameSyntax covers DNS SANs that are no host name, listed in
+// the Node's own status (a kubelet may write any string there, and with the
+// inventory check off the status is all Decide compares with): each would
+// be approved if the SAN only had to be one of the Node's addresses.
+func TestDecideDNSNameSyntax(t *testing.T) {
+	tests := []struct {
+		name        string
+		san         string
+		policy      Policy
+		wantMessage string
+	}{
+		{name: "wildcard", san: "*.ec2.internal", wantMessage: `DNS SAN "*.ec2.internal" is a wildcard`},
+		{
+			name: "partial wildcard the hostname regex matches", san: "ip-*.ec2.internal",
+			policy:      Policy{HostnameRegex: regexp.MustCompile(`^(?:ip-.*\.ec2\.internal)$`)},
+			wantMessage: `DNS SAN "ip-*.ec2.internal" is a wildcard`,
+		},
+		{name: "escape sequence and newline", san: "a\x1b[31m\nb.example", wantMessage: `DNS SAN "a\x1b[31m\nb.example" is not a host name`},
+		{name: "NUL", san: policytest.Node + "\x00.evil.example", wantMessage: `\x00.evil.example" is not a host name`},
+		{name: "trailing dot", san: "node.example.", wantMessage: `DNS SAN "node.example." is not a host name`},
+		{name: "empty label", san: "node..example", wantMessage: `is not a host name`},
+		{name: "underscore", san: "node_1.example", wantMessage: `is not a host name`},
+		{name: "too long", san: strings.Repeat("a.", 127) + "a", wantMessage: `at most 253 bytes`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := policytest.ValidFixture()
+			f.Request.DNSNames = []string{policytest.Node, tc.san}
+			node := nodeWithExtraAddress(policytest.NewNode(policytest.Node), corev1.NodeExternalDNS, tc.san)
+			got := Decide(policytest.NewCSR(t, f), node, InventoryAnswer{}, tc.policy)
+			if got.Approve || got.Reason != ReasonInvalidDNSName {
+				t.Fatalf("Decide() = {Approve:%v Reason:%s}, want denied with %s; message: %q", got.Approve, got.Reason, ReasonInvalidDNSName, got.Message)
+			}
+			if !strings.Contains(got.Message, tc.wantMessage) {
+				t.Errorf("message %q does not contain %q", got.Message, tc.wantMessage)
+			}
+			if i := strings.IndexFunc(got.Message, unicode.IsControl); i >= 0 {
+				t.Errorf("message %q has a control character at %d", got.Message, i)
 			}
 		})
 	}
