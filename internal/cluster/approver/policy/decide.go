@@ -73,6 +73,7 @@ var (
 		checkSANTypes,
 		checkSANPresent,
 		checkDNSNameSyntax,
+		checkIPAddressKinds,
 		checkPolicyDNSNames,
 		checkPolicyIPAddresses,
 		checkNodeExists,

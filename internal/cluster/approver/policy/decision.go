@@ -157,6 +157,9 @@ const (
 	// ReasonInvalidDNSName: a DNS SAN is not a host name (a wildcard,
 	// control characters, an empty label, a trailing dot, ...).
 	ReasonInvalidDNSName = "InvalidDNSName"
+	// ReasonIPAddressNotGlobalUnicast: an IP SAN is unspecified, loopback,
+	// link-local, multicast or the IPv4 broadcast address.
+	ReasonIPAddressNotGlobalUnicast = "IPAddressNotGlobalUnicast"
 	// ReasonDNSNameRejectedByPolicy: a DNS SAN does not match the hostname
 	// regex.
 	ReasonDNSNameRejectedByPolicy = "DNSNameRejectedByPolicy"

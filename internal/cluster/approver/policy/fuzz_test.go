@@ -2,6 +2,7 @@ package policy
 
 import (
 	"encoding/pem"
+	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -17,12 +18,16 @@ import (
 // its own status.addresses.
 var hostileDNSNames = []string{"*.ec2.internal", "ip-*.ec2.internal", "a\x1b[31m\nb.example", "node.example.", ""}
 
+// hostileIPs are IP addresses no node owns alone, which a node may write
+// into its own status.addresses; net.ParseIP gives the 16-byte form.
+var hostileIPs = []string{"0.0.0.0", "127.0.0.1", "169.254.169.254", "fe80::1", "224.0.0.1", "255.255.255.255"}
+
 // FuzzDecide feeds untrusted spec.request bytes to Decide. It must never
 // panic; every message must be bounded, valid UTF-8 and free of control
 // characters; and an approval must only happen for a request that parses,
 // is correctly signed with a strong key and algorithm, names the node and
 // claims only the node's addresses, each a host name. The Node also lists
-// hostileDNSNames, as a node rewriting its own status would.
+// hostileDNSNames and hostileIPs, as a node rewriting its own status would.
 func FuzzDecide(f *testing.F) {
 	valid := policytest.ValidFixture()
 	f.Add(policytest.SignRequest(f, valid.Request, nil, nil))
@@ -35,10 +40,18 @@ func FuzzDecide(f *testing.F) {
 		tmpl.DNSNames = []string{name}
 		f.Add(policytest.SignRequest(f, tmpl, nil, nil))
 	}
+	for _, ip := range hostileIPs {
+		tmpl := policytest.ValidFixture().Request
+		tmpl.IPAddresses = []net.IP{net.ParseIP(ip)}
+		f.Add(policytest.SignRequest(f, tmpl, nil, nil))
+	}
 
 	node := policytest.NewNode(policytest.Node)
 	for _, name := range hostileDNSNames {
 		node.Status.Addresses = append(node.Status.Addresses, corev1.NodeAddress{Type: corev1.NodeExternalDNS, Address: name})
+	}
+	for _, ip := range hostileIPs {
+		node.Status.Addresses = append(node.Status.Addresses, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: ip})
 	}
 	f.Fuzz(func(t *testing.T, request []byte) {
 		fx := policytest.ValidFixture()
@@ -71,6 +84,9 @@ func FuzzDecide(f *testing.F) {
 			if !slices.Contains(nodeDNSNames(node), name) {
 				t.Fatalf("approved foreign DNS SAN %q", name)
 			}
+		}
+		if d := checkIPAddressKinds(&candidate{req: req}); d != nil {
+			t.Fatalf("approved an IP SAN no node owns: %s", d.Message)
 		}
 		for _, ip := range req.IPAddresses {
 			addr, _ := sanAddr(ip)

@@ -66,6 +66,37 @@ func checkDNSNameSyntax(c *candidate) *Decision {
 	return nil
 }
 
+// checkIPAddressKinds denies IP SANs no node owns alone: unspecified,
+// loopback, link-local (169.254.169.254, the instance metadata service,
+// among them), multicast and the IPv4 broadcast address. EC2 reports none
+// of them, but with the inventory check off a node may list them in its
+// own status.
+func checkIPAddressKinds(c *candidate) *Decision {
+	for _, ip := range c.req.IPAddresses {
+		addr, _ := sanAddr(ip)
+		if !addr.IsGlobalUnicast() {
+			d := deny(ReasonIPAddressNotGlobalUnicast, "IP SAN %s is %s, not an address a node owns", ip, addrKind(addr))
+			return &d
+		}
+	}
+	return nil
+}
+
+// addrKind names why addr is not a global unicast address.
+func addrKind(addr netip.Addr) string {
+	switch {
+	case addr.IsUnspecified():
+		return "unspecified"
+	case addr.IsLoopback():
+		return "a loopback address"
+	case addr.IsLinkLocalUnicast():
+		return "a link-local address"
+	case addr.IsMulticast():
+		return "a multicast address"
+	}
+	return "a broadcast address"
+}
+
 func checkPolicyDNSNames(c *candidate) *Decision {
 	re := c.policy.HostnameRegex
 	if re == nil {

@@ -210,3 +210,53 @@ func TestDecideDNSNameSyntax(t *testing.T) {
 		})
 	}
 }
+
+// TestDecideIPAddressKinds covers IP SANs no node owns alone, listed in the
+// Node's own status, in both encodings crypto/x509 accepts (4 bytes, and 16
+// bytes IPv4-mapped).
+func TestDecideIPAddressKinds(t *testing.T) {
+	tests := []struct {
+		name, san   string
+		mapped      bool
+		wantMessage string
+	}{
+		{name: "IPv4 unspecified", san: "0.0.0.0", wantMessage: "IP SAN 0.0.0.0 is unspecified"},
+		{name: "IPv6 unspecified", san: "::", wantMessage: "IP SAN :: is unspecified"},
+		{name: "IPv4 loopback", san: "127.0.0.1", wantMessage: "IP SAN 127.0.0.1 is a loopback address"},
+		{name: "IPv4 loopback, IPv4-mapped", san: "127.0.0.1", mapped: true, wantMessage: "is a loopback address"},
+		{name: "IPv6 loopback", san: "::1", wantMessage: "IP SAN ::1 is a loopback address"},
+		{name: "instance metadata service", san: "169.254.169.254", wantMessage: "IP SAN 169.254.169.254 is a link-local address"},
+		{name: "instance metadata service, IPv4-mapped", san: "169.254.169.254", mapped: true, wantMessage: "is a link-local address"},
+		// fd00:ec2::254 (IPv6 IMDS) is a unique local address, as private as
+		// 10/8: only the inventory check, which EC2 does not list it in, denies it.
+		{name: "IPv6 instance metadata service", san: "fd00:ec2::254", wantMessage: ""},
+		{name: "IPv6 link-local", san: "fe80::1", wantMessage: "IP SAN fe80::1 is a link-local address"},
+		{name: "IPv4 multicast", san: "224.0.0.1", wantMessage: "IP SAN 224.0.0.1 is a multicast address"},
+		{name: "IPv6 multicast", san: "ff02::1", wantMessage: "is a multicast address"},
+		{name: "IPv4 broadcast", san: "255.255.255.255", wantMessage: "IP SAN 255.255.255.255 is a broadcast address"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ip := net.ParseIP(tc.san)
+			if !tc.mapped {
+				if v4 := ip.To4(); v4 != nil {
+					ip = v4
+				}
+			}
+			f := policytest.ValidFixture()
+			f.Request.IPAddresses = []net.IP{ip}
+			node := nodeWithExtraAddress(policytest.NewNode(policytest.Node), corev1.NodeInternalIP, tc.san)
+			got := Decide(policytest.NewCSR(t, f), node, InventoryAnswer{}, Policy{})
+			want := ReasonIPAddressNotGlobalUnicast
+			if tc.wantMessage == "" {
+				want = ReasonApproved
+			}
+			if got.Reason != want {
+				t.Fatalf("Decide() = {Approve:%v Reason:%s}, want %s; message: %q", got.Approve, got.Reason, want, got.Message)
+			}
+			if !strings.Contains(got.Message, tc.wantMessage) {
+				t.Errorf("message %q does not contain %q", got.Message, tc.wantMessage)
+			}
+		})
+	}
+}
