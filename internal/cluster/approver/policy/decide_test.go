@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"crypto/x509/pkix"
 	"encoding/asn1"
 	"net"
@@ -367,6 +368,39 @@ func TestDecide(t *testing.T) {
 			},
 			wantReason:  ReasonMalformedRequest,
 			wantMessage: "data after the CERTIFICATE REQUEST block",
+		},
+		{
+			name: "request with text before the PEM block",
+			modify: func(f *policytest.Fixture) {
+				f.RawRequest = append([]byte("garbage\n"), policytest.SignRequest(t, f.Request, nil, nil)...)
+			},
+			wantReason:  ReasonMalformedRequest,
+			wantMessage: "data before the CERTIFICATE REQUEST block",
+		},
+		{
+			name: "request behind a PEM block that does not decode",
+			modify: func(f *policytest.Fixture) {
+				broken := []byte("-----BEGIN CERTIFICATE REQUEST-----\n!!!\n-----END CERTIFICATE REQUEST-----\n")
+				f.RawRequest = append(broken, policytest.SignRequest(t, f.Request, nil, nil)...)
+			},
+			wantReason:  ReasonMalformedRequest,
+			wantMessage: "data before the CERTIFICATE REQUEST block",
+		},
+		{
+			name: "request with PEM headers",
+			modify: func(f *policytest.Fixture) {
+				signed := policytest.SignRequest(t, f.Request, nil, nil)
+				f.RawRequest = bytes.Replace(signed, []byte("-----\n"), []byte("-----\nProc-Type: 4,ENCRYPTED\n\n"), 1)
+			},
+			wantReason:  ReasonMalformedRequest,
+			wantMessage: "PEM headers in the CERTIFICATE REQUEST block",
+		},
+		{
+			name: "request surrounded by white space",
+			modify: func(f *policytest.Fixture) {
+				f.RawRequest = append(append([]byte("\n \t\r\n"), policytest.SignRequest(t, f.Request, nil, nil)...), "\n\n"...)
+			},
+			wantApprove: true, wantReason: ReasonApproved,
 		},
 		{
 			name: "PEM block with garbage DER",

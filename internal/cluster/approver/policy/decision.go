@@ -106,7 +106,8 @@ const (
 	// ReasonRequesterNotInNodesGroup: spec.groups lacks system:nodes.
 	ReasonRequesterNotInNodesGroup = "RequesterNotInNodesGroup"
 	// ReasonMalformedRequest: spec.request is not one PEM CERTIFICATE
-	// REQUEST block holding a parseable PKCS#10 request.
+	// REQUEST block, without headers and with nothing but white space
+	// around it, holding a parseable PKCS#10 request.
 	ReasonMalformedRequest = "MalformedRequest"
 	// ReasonWeakKey: the request's public key is too weak (RSA under 2048
 	// bits, an ECDSA curve other than P-256, P-384 and P-521).

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"encoding/pem"
 	"net"
 	"slices"
@@ -35,6 +36,10 @@ func FuzzDecide(f *testing.F) {
 	f.Add(block.Bytes)
 	f.Add([]byte("-----BEGIN CERTIFICATE REQUEST-----\n\n-----END CERTIFICATE REQUEST-----\n"))
 	f.Add([]byte{})
+	signed := policytest.SignRequest(f, valid.Request, nil, nil)
+	f.Add(append([]byte("garbage\n"), signed...))
+	f.Add(append([]byte("-----BEGIN CERTIFICATE REQUEST-----\n!!!\n-----END CERTIFICATE REQUEST-----\n"), signed...))
+	f.Add(bytes.Replace(signed, []byte("-----\n"), []byte("-----\nProc-Type: 4,ENCRYPTED\n\n"), 1))
 	for _, name := range hostileDNSNames {
 		tmpl := policytest.ValidFixture().Request
 		tmpl.DNSNames = []string{name}
