@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"crypto/x509/pkix"
 	"encoding/pem"
 	"net"
 	"slices"
@@ -40,6 +41,10 @@ func FuzzDecide(f *testing.F) {
 	f.Add(append([]byte("garbage\n"), signed...))
 	f.Add(append([]byte("-----BEGIN CERTIFICATE REQUEST-----\n!!!\n-----END CERTIFICATE REQUEST-----\n"), signed...))
 	f.Add(bytes.Replace(signed, []byte("-----\n"), []byte("-----\nProc-Type: 4,ENCRYPTED\n\n"), 1))
+	hidden := policytest.ValidFixture().Request
+	hidden.DNSNames, hidden.IPAddresses = nil, nil
+	hidden.ExtraExtensions = []pkix.Extension{constructedSANExtension(f, sanTagDNS, "kubernetes.default.svc", policytest.Node)}
+	f.Add(policytest.SignRequest(f, hidden, nil, nil))
 	for _, name := range hostileDNSNames {
 		tmpl := policytest.ValidFixture().Request
 		tmpl.DNSNames = []string{name}
@@ -121,6 +126,7 @@ func checkMessage(t *testing.T, d Decision) {
 // that looks for GeneralName types crypto/x509 ignores.
 func FuzzSANTags(f *testing.F) {
 	f.Add(otherNameSANExtension(f, policytest.Node).Value)
+	f.Add(constructedSANExtension(f, sanTagDNS, "kubernetes.default.svc", policytest.Node).Value)
 	f.Add([]byte{0x30, 0x00})
 	f.Add([]byte{0x30, 0x03, 0x82, 0x01, 'a'})
 	f.Fuzz(func(t *testing.T, der []byte) {

@@ -85,7 +85,9 @@ var oidSubjectAltName = asn1.ObjectIdentifier{2, 5, 29, 17}
 
 // unsupportedSANTags returns the tags of subjectAltName entries that
 // crypto/x509 silently drops (otherName, directoryName, registeredID, ...),
-// so that a request cannot hide a name from the checks.
+// so that a request cannot hide a name from the checks. An email, DNS, URI
+// or IP entry in constructed form, which crypto/x509 drops too (it is not
+// DER), is an error.
 func unsupportedSANTags(exts []pkix.Extension) ([]int, error) {
 	var tags []int
 	for _, ext := range exts {
@@ -122,6 +124,10 @@ func sanTags(der []byte) ([]sanTag, error) {
 		names, err = asn1.Unmarshal(names, &name)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadSANExtension, err)
+		}
+		if name.Class == asn1.ClassContextSpecific && knownSANTag(name.Tag) && name.IsCompound {
+			// crypto/x509 skips it, so it would hide a name from the checks.
+			return nil, fmt.Errorf("%w: GeneralName [%d] in constructed form", ErrBadSANExtension, name.Tag)
 		}
 		tags = append(tags, sanTag{class: name.Class, tag: name.Tag})
 	}
