@@ -363,9 +363,9 @@ func burstForgeries(t *testing.T, nodes, forgers []worldNode) []burstCSR {
 	}{
 		{"a neighbour's IP", policy.ReasonIPAddressNotInstanceAddress, nodes[1], csrKey{}, []string{nodes[1].name}, []net.IP{ip(nodes[2])}, nil},
 		{"a neighbour's DNS name", policy.ReasonDNSNameNotInstanceAddress, nodes[3], csrKey{}, []string{nodes[4].name}, []net.IP{ip(nodes[3])}, nil},
-		{"loopback it wrote into its status", policy.ReasonIPAddressNotInstanceAddress, spoofer, csrKey{}, []string{spoofer.name}, []net.IP{ip(spoofer), net.ParseIP("127.0.0.1")}, nil},
+		{"loopback it wrote into its status", policy.ReasonIPAddressNotGlobalUnicast, spoofer, csrKey{}, []string{spoofer.name}, []net.IP{ip(spoofer), net.ParseIP("127.0.0.1")}, nil},
 		{"kubernetes.default.svc it wrote into its status", policy.ReasonDNSNameNotInstanceAddress, spoofer, csrKey{}, []string{spoofer.name, "kubernetes.default.svc"}, []net.IP{ip(spoofer)}, nil},
-		{"* it wrote into its status", policy.ReasonDNSNameNotInstanceAddress, spoofer, csrKey{}, []string{"*"}, []net.IP{ip(spoofer)}, nil},
+		{"* it wrote into its status", policy.ReasonInvalidDNSName, spoofer, csrKey{}, []string{"*"}, []net.IP{ip(spoofer)}, nil},
 		{"OU=system:masters", policy.ReasonUnexpectedSubjectAttribute, nodes[5], csrKey{orgUnits: []string{"system:masters"}}, []string{nodes[5].name}, []net.IP{ip(nodes[5])}, nil},
 		{"100 SANs", policy.ReasonTooManySANs, nodes[6], csrKey{}, []string{nodes[6].name}, repeatIP(ip(nodes[6]), 100), nil},
 		{"700 SANs", policy.ReasonRequestTooLarge, nodes[7], csrKey{}, many, []net.IP{ip(nodes[7])}, nil},

@@ -53,9 +53,15 @@ func TestApproverStrictness(t *testing.T) {
 		dns, ips := honestSANs(honest)
 		w.assertDecisions(t, a, []strictCase{
 			{name: "an honest node", node: honest, dns: dns, ips: ips, wantReason: policy.ReasonInventoryUnavailable, wantMessage: "no AWS region"},
-			{name: "a node claiming loopback and the API server's names it wrote into its own status", node: spoofer,
-				dns: []string{spoofer.name, "kubernetes.default.svc", "*"}, ips: []net.IP{net.ParseIP(spoofer.ip), net.ParseIP("127.0.0.1")},
+			{name: "a node claiming the API server's name it wrote into its own status", node: spoofer,
+				dns: []string{spoofer.name, "kubernetes.default.svc"}, ips: []net.IP{net.ParseIP(spoofer.ip)},
 				wantReason: policy.ReasonInventoryUnavailable},
+			{name: "a node claiming loopback it wrote into its own status", node: spoofer,
+				dns: []string{spoofer.name}, ips: []net.IP{net.ParseIP(spoofer.ip), net.ParseIP("127.0.0.1")},
+				wantReason: policy.ReasonIPAddressNotGlobalUnicast},
+			{name: "a node claiming * it wrote into its own status", node: spoofer,
+				dns: []string{spoofer.name, "*"}, ips: []net.IP{net.ParseIP(spoofer.ip)},
+				wantReason: policy.ReasonInvalidDNSName},
 		})
 	})
 	t.Run("with EC2", func(t *testing.T) {

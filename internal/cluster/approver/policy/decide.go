@@ -72,6 +72,8 @@ var (
 		checkExpiration,
 		checkSANTypes,
 		checkSANPresent,
+		checkDNSNameSyntax,
+		checkIPAddressKinds,
 		checkPolicyDNSNames,
 		checkPolicyIPAddresses,
 		checkNodeExists,

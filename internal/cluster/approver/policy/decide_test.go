@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"crypto/x509/pkix"
 	"encoding/asn1"
 	"net"
@@ -213,6 +214,26 @@ func TestDecide(t *testing.T) {
 			wantMessage: `GeneralName tags [0]`,
 		},
 		{
+			name: "constructed dNSName hidden next to a valid DNS SAN",
+			modify: func(f *policytest.Fixture) {
+				f.Request.DNSNames = nil
+				f.Request.IPAddresses = nil
+				f.Request.ExtraExtensions = []pkix.Extension{constructedSANExtension(t, sanTagDNS, "kubernetes.default.svc", policytest.Node)}
+			},
+			wantReason:  ReasonMalformedRequest,
+			wantMessage: `invalid subjectAltName extension: GeneralName [2] in constructed form`,
+		},
+		{
+			name: "constructed iPAddress hidden next to a valid DNS SAN",
+			modify: func(f *policytest.Fixture) {
+				f.Request.DNSNames = nil
+				f.Request.IPAddresses = nil
+				f.Request.ExtraExtensions = []pkix.Extension{constructedSANExtension(t, sanTagIP, "\x0a\x60\x00\x01", policytest.Node)}
+			},
+			wantReason:  ReasonMalformedRequest,
+			wantMessage: `GeneralName [7] in constructed form`,
+		},
+		{
 			name: "no SANs",
 			modify: func(f *policytest.Fixture) {
 				f.Request.DNSNames = nil
@@ -369,6 +390,39 @@ func TestDecide(t *testing.T) {
 			wantMessage: "data after the CERTIFICATE REQUEST block",
 		},
 		{
+			name: "request with text before the PEM block",
+			modify: func(f *policytest.Fixture) {
+				f.RawRequest = append([]byte("garbage\n"), policytest.SignRequest(t, f.Request, nil, nil)...)
+			},
+			wantReason:  ReasonMalformedRequest,
+			wantMessage: "data before the CERTIFICATE REQUEST block",
+		},
+		{
+			name: "request behind a PEM block that does not decode",
+			modify: func(f *policytest.Fixture) {
+				broken := []byte("-----BEGIN CERTIFICATE REQUEST-----\n!!!\n-----END CERTIFICATE REQUEST-----\n")
+				f.RawRequest = append(broken, policytest.SignRequest(t, f.Request, nil, nil)...)
+			},
+			wantReason:  ReasonMalformedRequest,
+			wantMessage: "data before the CERTIFICATE REQUEST block",
+		},
+		{
+			name: "request with PEM headers",
+			modify: func(f *policytest.Fixture) {
+				signed := policytest.SignRequest(t, f.Request, nil, nil)
+				f.RawRequest = bytes.Replace(signed, []byte("-----\n"), []byte("-----\nProc-Type: 4,ENCRYPTED\n\n"), 1)
+			},
+			wantReason:  ReasonMalformedRequest,
+			wantMessage: "PEM headers in the CERTIFICATE REQUEST block",
+		},
+		{
+			name: "request surrounded by white space",
+			modify: func(f *policytest.Fixture) {
+				f.RawRequest = append(append([]byte("\n \t\r\n"), policytest.SignRequest(t, f.Request, nil, nil)...), "\n\n"...)
+			},
+			wantApprove: true, wantReason: ReasonApproved,
+		},
+		{
 			name: "PEM block with garbage DER",
 			modify: func(f *policytest.Fixture) {
 				f.RawRequest = []byte("-----BEGIN CERTIFICATE REQUEST-----\nAAAA\n-----END CERTIFICATE REQUEST-----\n")
@@ -470,6 +524,26 @@ func otherNameSANExtension(t testing.TB, dns string) pkix.Extension {
 	}
 	names := []asn1.RawValue{
 		{Class: asn1.ClassContextSpecific, Tag: 0, IsCompound: true, Bytes: append(oid, explicit...)},
+		{Class: asn1.ClassContextSpecific, Tag: sanTagDNS, Bytes: []byte(dns)},
+	}
+	der, err := asn1.Marshal(names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkix.Extension{Id: oidSubjectAltName, Value: der}
+}
+
+// constructedSANExtension builds a subjectAltName extension holding a
+// GeneralName of the given tag in constructed form, wrapping value as an
+// IA5String (crypto/x509 skips such an entry), and a DNS name.
+func constructedSANExtension(t testing.TB, tag int, value, dns string) pkix.Extension {
+	t.Helper()
+	inner, err := asn1.Marshal(asn1.RawValue{Class: asn1.ClassUniversal, Tag: asn1.TagIA5String, Bytes: []byte(value)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []asn1.RawValue{
+		{Class: asn1.ClassContextSpecific, Tag: tag, IsCompound: true, Bytes: inner},
 		{Class: asn1.ClassContextSpecific, Tag: sanTagDNS, Bytes: []byte(dns)},
 	}
 	der, err := asn1.Marshal(names)

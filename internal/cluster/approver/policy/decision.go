@@ -106,7 +106,8 @@ const (
 	// ReasonRequesterNotInNodesGroup: spec.groups lacks system:nodes.
 	ReasonRequesterNotInNodesGroup = "RequesterNotInNodesGroup"
 	// ReasonMalformedRequest: spec.request is not one PEM CERTIFICATE
-	// REQUEST block holding a parseable PKCS#10 request.
+	// REQUEST block, without headers and with nothing but white space
+	// around it, holding a parseable PKCS#10 request.
 	ReasonMalformedRequest = "MalformedRequest"
 	// ReasonWeakKey: the request's public key is too weak (RSA under 2048
 	// bits, an ECDSA curve other than P-256, P-384 and P-521).
@@ -154,6 +155,12 @@ const (
 	ReasonUnsupportedSANType = "UnsupportedSANType"
 	// ReasonNoSubjectAltNames: the request has neither DNS nor IP SANs.
 	ReasonNoSubjectAltNames = "NoSubjectAltNames"
+	// ReasonInvalidDNSName: a DNS SAN is not a host name (a wildcard,
+	// control characters, an empty label, a trailing dot, ...).
+	ReasonInvalidDNSName = "InvalidDNSName"
+	// ReasonIPAddressNotGlobalUnicast: an IP SAN is unspecified, loopback,
+	// link-local, multicast or the IPv4 broadcast address.
+	ReasonIPAddressNotGlobalUnicast = "IPAddressNotGlobalUnicast"
 	// ReasonDNSNameRejectedByPolicy: a DNS SAN does not match the hostname
 	// regex.
 	ReasonDNSNameRejectedByPolicy = "DNSNameRejectedByPolicy"

@@ -10,7 +10,7 @@
 // least 2048 bits, an ECDSA key on P-256/384/521 or an Ed25519 key) and
 // names exactly that node, the usages are those of a TLS server, and every
 // DNS and IP subject alternative name is one of the addresses in the Node's
-// status.
+// status (and a DNS SAN a host name, no wildcard).
 //
 // A kubelet may rewrite its own Node's status.addresses, so the Node's
 // addresses only prove that the node agrees with itself. With

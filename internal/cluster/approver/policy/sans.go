@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 func checkSANTypes(c *candidate) *Decision {
@@ -42,6 +43,58 @@ func checkSANPresent(c *candidate) *Decision {
 		return &d
 	}
 	return nil
+}
+
+// checkDNSNameSyntax denies DNS SANs that are no host name: wildcards,
+// control characters, empty labels, a trailing dot. crypto/x509 accepts any
+// ASCII in a dNSName, and with the inventory check off a node may write any
+// of these into its own status.addresses; a wildcard would cover every
+// node's name. Case is ignored, as DNS and TLS ignore it.
+func checkDNSNameSyntax(c *candidate) *Decision {
+	for _, name := range c.req.DNSNames {
+		if strings.Contains(name, "*") {
+			d := deny(ReasonInvalidDNSName, "DNS SAN %q is a wildcard; a node serves only its own names", name)
+			return &d
+		}
+		if len(validation.IsDNS1123Subdomain(strings.ToLower(name))) > 0 {
+			d := deny(ReasonInvalidDNSName, "DNS SAN %q is not a host name: letters, digits, '-' and '.' only, "+
+				"labels neither empty nor starting or ending with '-', no trailing dot, at most %d bytes",
+				name, validation.DNS1123SubdomainMaxLength)
+			return &d
+		}
+	}
+	return nil
+}
+
+// checkIPAddressKinds denies IP SANs no node owns alone: unspecified,
+// loopback, link-local (169.254.169.254, the instance metadata service,
+// among them), multicast and the IPv4 broadcast address. EC2 reports none
+// of them, but with the inventory check off a node may list them in its
+// own status.
+func checkIPAddressKinds(c *candidate) *Decision {
+	for _, ip := range c.req.IPAddresses {
+		addr, _ := sanAddr(ip)
+		if !addr.IsGlobalUnicast() {
+			d := deny(ReasonIPAddressNotGlobalUnicast, "IP SAN %s is %s, not an address a node owns", ip, addrKind(addr))
+			return &d
+		}
+	}
+	return nil
+}
+
+// addrKind names why addr is not a global unicast address.
+func addrKind(addr netip.Addr) string {
+	switch {
+	case addr.IsUnspecified():
+		return "unspecified"
+	case addr.IsLoopback():
+		return "a loopback address"
+	case addr.IsLinkLocalUnicast():
+		return "a link-local address"
+	case addr.IsMulticast():
+		return "a multicast address"
+	}
+	return "a broadcast address"
 }
 
 func checkPolicyDNSNames(c *candidate) *Decision {

@@ -5,9 +5,13 @@ import (
 	"encoding/asn1"
 	"fmt"
 	"net"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy/policytest"
 )
@@ -159,6 +163,99 @@ func TestCapMessage(t *testing.T) {
 			}
 			if len(tc.in) > MaxMessageBytes && !strings.HasSuffix(got, fmt.Sprintf("(%d more bytes)", len(tc.in)-strings.Index(got, " …"))) {
 				t.Errorf("capMessage() = %q, want it to say how much it left out", got[len(got)-40:])
+			}
+		})
+	}
+}
+
+// TestDecideDNSNameSyntax covers DNS SANs that are no host name, listed in
+// the Node's own status (a kubelet may write any string there, and with the
+// inventory check off the status is all Decide compares with): each would
+// be approved if the SAN only had to be one of the Node's addresses.
+func TestDecideDNSNameSyntax(t *testing.T) {
+	tests := []struct {
+		name        string
+		san         string
+		policy      Policy
+		wantMessage string
+	}{
+		{name: "wildcard", san: "*.ec2.internal", wantMessage: `DNS SAN "*.ec2.internal" is a wildcard`},
+		{
+			name: "partial wildcard the hostname regex matches", san: "ip-*.ec2.internal",
+			policy:      Policy{HostnameRegex: regexp.MustCompile(`^(?:ip-.*\.ec2\.internal)$`)},
+			wantMessage: `DNS SAN "ip-*.ec2.internal" is a wildcard`,
+		},
+		{name: "escape sequence and newline", san: "a\x1b[31m\nb.example", wantMessage: `DNS SAN "a\x1b[31m\nb.example" is not a host name`},
+		{name: "NUL", san: policytest.Node + "\x00.evil.example", wantMessage: `\x00.evil.example" is not a host name`},
+		{name: "trailing dot", san: "node.example.", wantMessage: `DNS SAN "node.example." is not a host name`},
+		{name: "empty label", san: "node..example", wantMessage: `is not a host name`},
+		{name: "underscore", san: "node_1.example", wantMessage: `is not a host name`},
+		{name: "too long", san: strings.Repeat("a.", 127) + "a", wantMessage: `at most 253 bytes`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := policytest.ValidFixture()
+			f.Request.DNSNames = []string{policytest.Node, tc.san}
+			node := nodeWithExtraAddress(policytest.NewNode(policytest.Node), corev1.NodeExternalDNS, tc.san)
+			got := Decide(policytest.NewCSR(t, f), node, InventoryAnswer{}, tc.policy)
+			if got.Approve || got.Reason != ReasonInvalidDNSName {
+				t.Fatalf("Decide() = {Approve:%v Reason:%s}, want denied with %s; message: %q", got.Approve, got.Reason, ReasonInvalidDNSName, got.Message)
+			}
+			if !strings.Contains(got.Message, tc.wantMessage) {
+				t.Errorf("message %q does not contain %q", got.Message, tc.wantMessage)
+			}
+			if i := strings.IndexFunc(got.Message, unicode.IsControl); i >= 0 {
+				t.Errorf("message %q has a control character at %d", got.Message, i)
+			}
+		})
+	}
+}
+
+// TestDecideIPAddressKinds covers IP SANs no node owns alone, listed in the
+// Node's own status, in both encodings crypto/x509 accepts (4 bytes, and 16
+// bytes IPv4-mapped).
+func TestDecideIPAddressKinds(t *testing.T) {
+	tests := []struct {
+		name, san   string
+		mapped      bool
+		wantMessage string
+	}{
+		{name: "IPv4 unspecified", san: "0.0.0.0", wantMessage: "IP SAN 0.0.0.0 is unspecified"},
+		{name: "IPv6 unspecified", san: "::", wantMessage: "IP SAN :: is unspecified"},
+		{name: "IPv4 loopback", san: "127.0.0.1", wantMessage: "IP SAN 127.0.0.1 is a loopback address"},
+		{name: "IPv4 loopback, IPv4-mapped", san: "127.0.0.1", mapped: true, wantMessage: "is a loopback address"},
+		{name: "IPv6 loopback", san: "::1", wantMessage: "IP SAN ::1 is a loopback address"},
+		{name: "instance metadata service", san: "169.254.169.254", wantMessage: "IP SAN 169.254.169.254 is a link-local address"},
+		{name: "instance metadata service, IPv4-mapped", san: "169.254.169.254", mapped: true, wantMessage: "is a link-local address"},
+		// fd00:ec2::254 (IPv6 IMDS) is a unique local address, as private as
+		// 10/8: only the inventory check, which EC2 does not list it in, denies it.
+		{name: "IPv6 instance metadata service", san: "fd00:ec2::254", wantMessage: ""},
+		{name: "IPv6 link-local", san: "fe80::1", wantMessage: "IP SAN fe80::1 is a link-local address"},
+		{name: "IPv4 multicast", san: "224.0.0.1", wantMessage: "IP SAN 224.0.0.1 is a multicast address"},
+		{name: "IPv6 multicast", san: "ff02::1", wantMessage: "is a multicast address"},
+		{name: "IPv4 broadcast", san: "255.255.255.255", wantMessage: "IP SAN 255.255.255.255 is a broadcast address"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ip := net.ParseIP(tc.san)
+			if !tc.mapped {
+				if v4 := ip.To4(); v4 != nil {
+					ip = v4
+				}
+			}
+			f := policytest.ValidFixture()
+			f.Request.IPAddresses = []net.IP{ip}
+			node := nodeWithExtraAddress(policytest.NewNode(policytest.Node), corev1.NodeInternalIP, tc.san)
+			got := Decide(policytest.NewCSR(t, f), node, InventoryAnswer{}, Policy{})
+			want := ReasonIPAddressNotGlobalUnicast
+			if tc.wantMessage == "" {
+				want = ReasonApproved
+			}
+			if got.Reason != want {
+				t.Fatalf("Decide() = {Approve:%v Reason:%s}, want %s; message: %q", got.Approve, got.Reason, want, got.Message)
+			}
+			if !strings.Contains(got.Message, tc.wantMessage) {
+				t.Errorf("message %q does not contain %q", got.Message, tc.wantMessage)
 			}
 		})
 	}
