@@ -112,7 +112,9 @@ type NodeGroupRolloutSpec struct {
 
 // NodeGroupReference names an Auto Scaling group.
 //
-// +kubebuilder:validation:XValidation:rule="has(self.name) || (size(self.autoScalingGroupName) <= 63 && self.autoScalingGroupName.matches('^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$'))",message="name is required when autoScalingGroupName is not a label value, which new nodes carry in eks.amazonaws.com/nodegroup"
+// An empty name counts as none: it means the group's name too.
+//
+// +kubebuilder:validation:XValidation:rule="(has(self.name) && size(self.name) > 0) || (size(self.autoScalingGroupName) <= 63 && self.autoScalingGroupName.matches('^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$'))",message="name is required when autoScalingGroupName is not a label value, which new nodes carry in eks.amazonaws.com/nodegroup"
 type NodeGroupReference struct {
 	// AutoScalingGroupName is the group's name: 1 to 255 characters, none
 	// of them a control character.
