@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -91,6 +92,15 @@ func TestErrorsOfRawObjects(t *testing.T) {
 		{name: "empty node group name, group name a label value", set: setField("", "spec", "nodeGroup", "name")},
 		{name: "node group name, group name not a label value",
 			set: setField("eks-workers:v2", "spec", "nodeGroup", "autoScalingGroupName").and(setField("workers", "spec", "nodeGroup", "name"))},
+		{name: "status batch beyond int32", set: setField(int64(math.MaxInt32+1), "status", "batch"),
+			want: "status.batch: Invalid value: 2147483648: status.batch in body should be less than or equal to 2147483647"},
+		{name: "status batch at the int32 maximum", set: setField(int64(math.MaxInt32), "status", "batch")},
+		{name: "status desired capacity beyond int32", set: setField(map[string]any{
+			"minSize": int64(0), "maxSize": int64(1), "desiredCapacity": int64(1e10), "launchTemplate": map[string]any{"id": "lt-1", "version": "1"},
+		}, "status", "original"), want: "status.original.desiredCapacity: Invalid value: 10000000000: status.original.desiredCapacity in body should be less than or equal to 2147483647"},
+		{name: "status evictions below int32", set: setField([]any{map[string]any{
+			"name": "n", "instanceID": "i-1", "batch": int64(1), "step": "Draining", "evictions": int64(math.MinInt32 - 1),
+		}}, "status", "nodes"), want: "status.nodes[0].evictions: Invalid value: -2147483649: status.nodes[0].evictions in body should be greater than or equal to -2147483648"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
