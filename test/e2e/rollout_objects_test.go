@@ -61,6 +61,7 @@ func testAdmission(t *testing.T, w *rolloutWorld) {
 	}
 	for _, flags := range [][]string{
 		{"--max-unavailable", "050%"}, {"--launch-template-version", "0"}, {"--region", "mars"}, {"--node-label", "team name=blue"},
+		{"--drain-timeout", "1d"}, {"--drain-timeout", "+1s"},
 	} {
 		out, err := w.cli(t, append([]string{"start", "cli-check", "--group", "g", "--dry-run"}, flags...)...)
 		apiMsg := w.apiMessageFor(t, flags)
@@ -95,6 +96,8 @@ func (w *rolloutWorld) apiMessageFor(t *testing.T, flags []string) string {
 		_ = unstructured.SetNestedField(u.Object, flags[1], "spec", "launchTemplateVersion")
 	case "--region":
 		_ = unstructured.SetNestedField(u.Object, flags[1], "spec", "nodeGroup", "region")
+	case "--drain-timeout":
+		_ = unstructured.SetNestedField(u.Object, flags[1], "spec", "timeouts", "drain")
 	case "--node-label":
 		k, v, _ := strings.Cut(flags[1], "=")
 		_ = unstructured.SetNestedStringMap(u.Object, map[string]string{k: v}, "spec", "newNodes", "labels")

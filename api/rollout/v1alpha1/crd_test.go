@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	"math"
 	"os"
 	"reflect"
 	"slices"
@@ -25,6 +26,8 @@ type openAPISchema struct {
 	AdditionalProperties *openAPISchema           `json:"additionalProperties"`
 	Required             []string                 `json:"required"`
 	IntOrString          bool                     `json:"x-kubernetes-int-or-string"`
+	Minimum              *float64                 `json:"minimum"`
+	Maximum              *float64                 `json:"maximum"`
 }
 
 type crd struct {
@@ -111,6 +114,7 @@ func compare(t *testing.T, path string, typ reflect.Type, s openAPISchema) {
 		want("boolean", "")
 	case typ.Kind() == reflect.Int32:
 		want("integer", "int32")
+		withinInt32(t, path, s)
 	case typ.Kind() == reflect.Int64:
 		want("integer", "int64")
 	case typ.Kind() == reflect.Slice:
@@ -132,6 +136,16 @@ func compare(t *testing.T, path string, typ reflect.Type, s openAPISchema) {
 		compareStruct(t, path, typ, s)
 	default:
 		t.Errorf("%s: Go kind %s not handled by the check", path, typ.Kind())
+	}
+}
+
+// withinInt32 checks that an int32 field's schema bounds it to the int32
+// range: the API server does not enforce format: int32, and a larger
+// number stored would not decode (or, unstructured, wrap round).
+func withinInt32(t *testing.T, path string, s openAPISchema) {
+	t.Helper()
+	if s.Minimum == nil || *s.Minimum < math.MinInt32 || s.Maximum == nil || *s.Maximum > math.MaxInt32 {
+		t.Errorf("%s: int32 without bounds within the int32 range (+kubebuilder:validation:Minimum/Maximum)", path)
 	}
 }
 

@@ -112,7 +112,9 @@ type NodeGroupRolloutSpec struct {
 
 // NodeGroupReference names an Auto Scaling group.
 //
-// +kubebuilder:validation:XValidation:rule="has(self.name) || (size(self.autoScalingGroupName) <= 63 && self.autoScalingGroupName.matches('^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$'))",message="name is required when autoScalingGroupName is not a label value, which new nodes carry in eks.amazonaws.com/nodegroup"
+// An empty name counts as none: it means the group's name too.
+//
+// +kubebuilder:validation:XValidation:rule="(has(self.name) && size(self.name) > 0) || (size(self.autoScalingGroupName) <= 63 && self.autoScalingGroupName.matches('^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$'))",message="name is required when autoScalingGroupName is not a label value, which new nodes carry in eks.amazonaws.com/nodegroup"
 type NodeGroupReference struct {
 	// AutoScalingGroupName is the group's name: 1 to 255 characters, none
 	// of them a control character.
@@ -214,6 +216,12 @@ const (
 	OrderName   NodeOrder = "Name"
 )
 
+// Every int32 field of the status carries the int32 range as its bounds:
+// the API server does not enforce format: int32, so it would store
+// batch: 3000000000, which a typed client (nodeboot-rollout status)
+// cannot decode and the controller's unstructured decoding wraps round
+// to -1294967296.
+
 // NodeGroupRolloutStatus is the rollout's whole state.
 type NodeGroupRolloutStatus struct {
 	// ObservedGeneration is the spec generation the status reflects.
@@ -261,19 +269,29 @@ type NodeGroupRolloutStatus struct {
 	Target *LaunchTemplateVersion `json:"target,omitempty"`
 	// Surge is how many nodes were added to the group's desired capacity.
 	// +optional
+	// +kubebuilder:validation:Minimum=-2147483648
+	// +kubebuilder:validation:Maximum=2147483647
 	Surge int32 `json:"surge,omitempty"`
 	// MaxUnavailable is spec.maxUnavailable resolved to a node count.
 	// +optional
+	// +kubebuilder:validation:Minimum=-2147483648
+	// +kubebuilder:validation:Maximum=2147483647
 	MaxUnavailable int32 `json:"maxUnavailable,omitempty"`
 	// Batch is the number of the current (or last) batch, from 1.
 	// +optional
+	// +kubebuilder:validation:Minimum=-2147483648
+	// +kubebuilder:validation:Maximum=2147483647
 	Batch int32 `json:"batch,omitempty"`
 
 	// NodesTotal is how many nodes ran an outdated version at the start;
 	// NodesReplaced how many of them are terminated.
 	// +optional
+	// +kubebuilder:validation:Minimum=-2147483648
+	// +kubebuilder:validation:Maximum=2147483647
 	NodesTotal int32 `json:"nodesTotal,omitempty"`
 	// +optional
+	// +kubebuilder:validation:Minimum=-2147483648
+	// +kubebuilder:validation:Maximum=2147483647
 	NodesReplaced int32 `json:"nodesReplaced,omitempty"`
 	// Nodes are the nodes the rollout works on, in the order picked: those
 	// in flight, the released ones (abort), and the terminated ones whose
@@ -370,8 +388,14 @@ const (
 
 // GroupSettings is what the rollout changes on the group and restores.
 type GroupSettings struct {
-	MinSize         int32 `json:"minSize"`
-	MaxSize         int32 `json:"maxSize"`
+	// +kubebuilder:validation:Minimum=-2147483648
+	// +kubebuilder:validation:Maximum=2147483647
+	MinSize int32 `json:"minSize"`
+	// +kubebuilder:validation:Minimum=-2147483648
+	// +kubebuilder:validation:Maximum=2147483647
+	MaxSize int32 `json:"maxSize"`
+	// +kubebuilder:validation:Minimum=-2147483648
+	// +kubebuilder:validation:Maximum=2147483647
 	DesiredCapacity int32 `json:"desiredCapacity"`
 	// LaunchTemplate is the group's launch template and version setting
 	// (which may be "$Latest" or "$Default").
@@ -393,6 +417,8 @@ type NodeProgress struct {
 	// +optional
 	Zone string `json:"zone,omitempty"`
 	// Batch is the batch the node belongs to.
+	// +kubebuilder:validation:Minimum=-2147483648
+	// +kubebuilder:validation:Maximum=2147483647
 	Batch int32    `json:"batch"`
 	Step  NodeStep `json:"step"`
 	// Decrement is whether the termination lowers the group's desired
@@ -401,6 +427,8 @@ type NodeProgress struct {
 	Decrement bool `json:"decrement,omitempty"`
 	// Evictions counts eviction (or, with force, delete) requests made.
 	// +optional
+	// +kubebuilder:validation:Minimum=-2147483648
+	// +kubebuilder:validation:Maximum=2147483647
 	Evictions int32 `json:"evictions,omitempty"`
 
 	// +optional

@@ -92,8 +92,15 @@ func (c *Checker) Check(ctx context.Context, ro *rolloutv1.NodeGroupRollout) err
 	u := &unstructured.Unstructured{Object: content}
 	u.SetAPIVersion(rolloutv1.SchemeGroupVersion.String())
 	u.SetKind(rolloutv1.Kind)
+	return c.CheckObject(ctx, u)
+}
+
+// CheckObject is Check of a rollout as JSON data, for values the Go types
+// cannot hold (a duration such as "1d", as the user wrote it). It defaults
+// u as the API server does.
+func (c *Checker) CheckObject(ctx context.Context, u *unstructured.Unstructured) error {
 	if errs := c.Errors(ctx, u); len(errs) > 0 {
-		return apierrors.NewInvalid(rolloutv1.SchemeGroupVersion.WithKind(rolloutv1.Kind).GroupKind(), ro.Name, errs)
+		return apierrors.NewInvalid(rolloutv1.SchemeGroupVersion.WithKind(rolloutv1.Kind).GroupKind(), u.GetName(), errs)
 	}
 	return nil
 }

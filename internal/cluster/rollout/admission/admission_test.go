@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -8,8 +9,10 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	crdvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
 	rolloutdeploy "github.com/nodeboot/nodeboot/deploy/rollout"
 )
 
@@ -67,4 +70,70 @@ func TestCRDIsValid(t *testing.T) {
 	if errs := crdvalidation.ValidateCustomResourceDefinition(t.Context(), &internal); len(errs) > 0 {
 		t.Fatalf("the API server would refuse the CRD: %v", errs.ToAggregate())
 	}
+}
+
+// TestErrorsOfRawObjects checks objects the Go types cannot express (an
+// empty string where the field would be omitted, a number out of a Go
+// field's range) as kubectl sends them: what the API server refuses, with
+// its message, and what it accepts (want empty).
+func TestErrorsOfRawObjects(t *testing.T) {
+	c, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		set  setter
+		want string
+	}{
+		{name: "empty node group name, group name not a label value",
+			set:  setField("eks-workers:v2", "spec", "nodeGroup", "autoScalingGroupName").and(setField("", "spec", "nodeGroup", "name")),
+			want: "spec.nodeGroup: Invalid value: name is required when autoScalingGroupName is not a label value"},
+		{name: "empty node group name, group name a label value", set: setField("", "spec", "nodeGroup", "name")},
+		{name: "node group name, group name not a label value",
+			set: setField("eks-workers:v2", "spec", "nodeGroup", "autoScalingGroupName").and(setField("workers", "spec", "nodeGroup", "name"))},
+		{name: "status batch beyond int32", set: setField(int64(math.MaxInt32+1), "status", "batch"),
+			want: "status.batch: Invalid value: 2147483648: status.batch in body should be less than or equal to 2147483647"},
+		{name: "status batch at the int32 maximum", set: setField(int64(math.MaxInt32), "status", "batch")},
+		{name: "status desired capacity beyond int32", set: setField(map[string]any{
+			"minSize": int64(0), "maxSize": int64(1), "desiredCapacity": int64(1e10), "launchTemplate": map[string]any{"id": "lt-1", "version": "1"},
+		}, "status", "original"), want: "status.original.desiredCapacity: Invalid value: 10000000000: status.original.desiredCapacity in body should be less than or equal to 2147483647"},
+		{name: "status evictions below int32", set: setField([]any{map[string]any{
+			"name": "n", "instanceID": "i-1", "batch": int64(1), "step": "Draining", "evictions": int64(math.MinInt32 - 1),
+		}}, "status", "nodes"), want: "status.nodes[0].evictions: Invalid value: -2147483649: status.nodes[0].evictions in body should be greater than or equal to -2147483648"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			u := &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": rolloutv1.SchemeGroupVersion.String(), "kind": rolloutv1.Kind,
+				"metadata": map[string]any{"name": "raw"},
+				"spec":     map[string]any{"nodeGroup": map[string]any{"autoScalingGroupName": "eks-workers"}},
+			}}
+			tc.set(u.Object)
+			got := c.Errors(t.Context(), u).ToAggregate()
+			switch {
+			case tc.want == "" && got != nil:
+				t.Errorf("Errors() = %v, want none", got)
+			case tc.want != "" && (got == nil || !strings.Contains(got.Error(), tc.want)):
+				t.Errorf("Errors() = %v, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// setter changes a raw object.
+type setter func(obj map[string]any)
+
+// setField sets the field at path to value.
+func setField(value any, path ...string) setter {
+	return func(obj map[string]any) {
+		if err := unstructured.SetNestedField(obj, value, path...); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// and runs s, then next.
+func (s setter) and(next setter) setter {
+	return func(obj map[string]any) { s(obj); next(obj) }
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -237,5 +238,58 @@ func TestManifests(t *testing.T) {
 		if p.Name == c.LivenessProbe.HTTPGet.Port.String() && strconv.Itoa(int(p.ContainerPort)) != port {
 			t.Errorf("probe port %s is %d, but --health-probe-bind-address is %q", p.Name, p.ContainerPort, opts.Manager.HealthProbeBindAddress)
 		}
+	}
+}
+
+// TestDurationFlagsAnswerAsTheAPIServer: a duration flag is checked as
+// written by the CRD's rule, so the command line refuses exactly the
+// durations the API server refuses, with its message, including those
+// time.ParseDuration takes ("+1s", ".5s", five units, the Greek mu).
+func TestDurationFlagsAnswerAsTheAPIServer(t *testing.T) {
+	const rule = `: Invalid value: %q: must be a duration from 0 to 168h, such as 90s, 15m or 1h30m`
+	tests := []struct {
+		name, flag, value string
+		want              time.Duration // when accepted
+		field             string        // spec.timeouts.FIELD when refused
+	}{
+		{name: "letters", flag: "--drain-timeout", value: "abc", field: "drain"},
+		{name: "days", flag: "--drain-timeout", value: "1d", field: "drain"},
+		{name: "empty", flag: "--drain-timeout", value: "", field: "drain"},
+		{name: "negative", flag: "--drain-timeout", value: "-1s", field: "drain"},
+		{name: "over 168h", flag: "--drain-timeout", value: "169h", field: "drain"},
+		{name: "beyond int64 nanoseconds", flag: "--drain-timeout", value: "2562048h", field: "drain"},
+		{name: "leading plus", flag: "--post-drain-wait", value: "+1s", field: "postDrainWait"},
+		{name: "no integer part", flag: "--post-drain-wait", value: ".5s", field: "postDrainWait"},
+		{name: "no fraction digits", flag: "--node-creation-timeout", value: "1.s", field: "nodeCreation"},
+		{name: "five units", flag: "--node-creation-timeout", value: "1h1m1s1ms1us", field: "nodeCreation"},
+		{name: "Greek mu", flag: "--eviction-retry-interval", value: "1\u03bcs", field: "evictionRetryInterval"},
+		{name: "fraction of an hour", flag: "--drain-timeout", value: "1.5h", want: 90 * time.Minute},
+		{name: "bare zero", flag: "--drain-timeout", value: "0", want: 0},
+		{name: "hours and minutes", flag: "--drain-timeout", value: "1h30m", want: 90 * time.Minute},
+		{name: "the maximum", flag: "--drain-timeout", value: "168h", want: 168 * time.Hour},
+		{name: "micro sign", flag: "--drain-timeout", value: "1\u00b5s", want: time.Microsecond},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := Main(context.Background(), []string{"start", "r1", "--group", "g", tc.flag, tc.value, "--dry-run"}, Env{Stdout: &out, Stderr: &errOut})
+			if tc.field != "" {
+				want := "spec.timeouts." + tc.field + fmt.Sprintf(rule, tc.value)
+				if code != ExitUsage || !strings.Contains(errOut.String(), want) {
+					t.Errorf("code %d stderr %q; want %d and %q", code, errOut.String(), ExitUsage, want)
+				}
+				return
+			}
+			var ro rolloutv1.NodeGroupRollout
+			if code != ExitOK {
+				t.Fatalf("code %d: %s", code, errOut.String())
+			}
+			if err := yaml.UnmarshalStrict(out.Bytes(), &ro); err != nil {
+				t.Fatal(err)
+			}
+			if got := plan.SettingsOf(ro.Spec).DrainTimeout; got != tc.want {
+				t.Errorf("drain timeout %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/pflag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
@@ -23,8 +25,33 @@ type specFlags struct {
 	strategy, order, maxUnavail string
 	force, noEKSLabels          bool
 	labels                      []string
-	drain, postDrain, creation  time.Duration
-	evictionRetry               time.Duration
+	drain, postDrain, creation  durationFlag
+	evictionRetry               durationFlag
+}
+
+// durationFlag is a duration flag kept as written: the CRD's rule decides
+// what it accepts, not time.ParseDuration (which also takes "+1s", ".5s"
+// and "1h1m1s1ms1us", which the API server refuses), so that the command
+// line refuses what the API server would, with its message.
+type durationFlag string
+
+func (d *durationFlag) String() string     { return string(*d) }
+func (d *durationFlag) Set(s string) error { *d = durationFlag(s); return nil }
+func (d *durationFlag) Type() string       { return "duration" }
+
+// durationField is a duration flag and its field of spec.timeouts.
+type durationField struct {
+	name  string
+	flag  durationFlag
+	field **metav1.Duration
+}
+
+// durations pairs each duration flag with its field of t.
+func (f *specFlags) durations(t *rolloutv1.Timeouts) []durationField {
+	return []durationField{
+		{"drain", f.drain, &t.Drain}, {"postDrainWait", f.postDrain, &t.PostDrainWait},
+		{"nodeCreation", f.creation, &t.NodeCreation}, {"evictionRetryInterval", f.evictionRetry, &t.EvictionRetryInterval},
+	}
 }
 
 func (f *specFlags) register(fs *pflag.FlagSet) {
@@ -39,15 +66,22 @@ func (f *specFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.force, "force", false, "delete pods still blocking after the drain timeout instead of failing")
 	fs.BoolVar(&f.noEKSLabels, "no-eks-labels", false, "do not require the eks.amazonaws.com/nodegroup and sourceLaunchTemplate labels on new nodes")
 	fs.StringArrayVar(&f.labels, "node-label", nil, "KEY=VALUE every new node must carry (repeatable)")
-	fs.DurationVar(&f.drain, "drain-timeout", plan.DefaultDrainTimeout, "how long one node may take to drain")
-	fs.DurationVar(&f.postDrain, "post-drain-wait", plan.DefaultPostDrainWait, "wait between a node's last pod leaving and its termination")
-	fs.DurationVar(&f.creation, "node-creation-timeout", plan.DefaultNodeCreationTimeout, "how long new capacity may take to be Ready")
-	fs.DurationVar(&f.evictionRetry, "eviction-retry-interval", plan.DefaultEvictionRetryInterval, "pause before a refused eviction is retried")
+	durationVar(fs, &f.drain, "drain-timeout", plan.DefaultDrainTimeout, "how long one node may take to drain")
+	durationVar(fs, &f.postDrain, "post-drain-wait", plan.DefaultPostDrainWait, "wait between a node's last pod leaving and its termination")
+	durationVar(fs, &f.creation, "node-creation-timeout", plan.DefaultNodeCreationTimeout, "how long new capacity may take to be Ready")
+	durationVar(fs, &f.evictionRetry, "eviction-retry-interval", plan.DefaultEvictionRetryInterval, "pause before a refused eviction is retried")
+}
+
+// durationVar defines a duration flag kept as written, default def.
+func durationVar(fs *pflag.FlagSet, d *durationFlag, name string, def time.Duration, usage string) {
+	*d = durationFlag(def.String())
+	fs.Var(d, name, usage)
 }
 
 // rollout builds the NodeGroupRollout the flags describe, named name, and
-// checks it as the API server will (package admission), so that what the
-// API server would refuse is refused here first, with its own message.
+// checks it as the API server will (package admission), with the
+// durations as written, so that what the API server would refuse is
+// refused here first, with its own message.
 func (f *specFlags) rollout(ctx context.Context, name string) (*rolloutv1.NodeGroupRollout, error) {
 	labels, problems := f.nodeLabels()
 	if f.group == "" {
@@ -62,13 +96,48 @@ func (f *specFlags) rollout(ctx context.Context, name string) (*rolloutv1.NodeGr
 	if err != nil {
 		return nil, err
 	}
-	if err := checker.Check(ctx, ro); err != nil {
+	u, err := f.object(ro)
+	if err != nil {
+		return nil, err
+	}
+	if err := checker.CheckObject(ctx, u); err != nil {
 		problems = append(problems, err.Error())
 	}
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("%w: %s", ErrUsage, strings.Join(problems, "; "))
 	}
+	if err := f.setTimeouts(&ro.Spec.Timeouts); err != nil {
+		return nil, err
+	}
 	return ro, nil
+}
+
+// object is ro as JSON data, with the duration flags as written in
+// spec.timeouts.
+func (f *specFlags) object(ro *rolloutv1.NodeGroupRollout) (*unstructured.Unstructured, error) {
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ro)
+	if err != nil {
+		return nil, fmt.Errorf("convert rollout %s: %w", ro.Name, err)
+	}
+	timeouts := map[string]any{}
+	for _, d := range f.durations(&ro.Spec.Timeouts) {
+		timeouts[d.name] = string(d.flag)
+	}
+	u := &unstructured.Unstructured{Object: content}
+	return u, unstructured.SetNestedMap(u.Object, timeouts, "spec", "timeouts")
+}
+
+// setTimeouts sets t from the duration flags, which the CRD's rule
+// accepted, and so time.ParseDuration too.
+func (f *specFlags) setTimeouts(t *rolloutv1.Timeouts) error {
+	for _, d := range f.durations(t) {
+		v, err := time.ParseDuration(string(d.flag))
+		if err != nil {
+			return fmt.Errorf("%w: --%s: %w", ErrUsage, d.name, err)
+		}
+		*d.field = &metav1.Duration{Duration: v}
+	}
+	return nil
 }
 
 // nodeLabels parses --node-label KEY=VALUE flags; the keys and values are
@@ -86,7 +155,8 @@ func (f *specFlags) nodeLabels() (map[string]rolloutv1.LabelValue, []string) {
 	return labels, problems
 }
 
-// spec is the NodeGroupRolloutSpec of the flags, as given.
+// spec is the NodeGroupRolloutSpec of the flags, as given, but for the
+// timeouts (rollout sets them once they are checked).
 func (f *specFlags) spec(labels map[string]rolloutv1.LabelValue) rolloutv1.NodeGroupRolloutSpec {
 	mu := intstr.Parse(f.maxUnavail)
 	spec := rolloutv1.NodeGroupRolloutSpec{
@@ -97,10 +167,6 @@ func (f *specFlags) spec(labels map[string]rolloutv1.LabelValue) rolloutv1.NodeG
 		MaxUnavailable:        &mu,
 		NodeOrder:             rolloutv1.NodeOrder(f.order),
 		Force:                 f.force,
-		Timeouts: rolloutv1.Timeouts{
-			Drain: &metav1.Duration{Duration: f.drain}, PostDrainWait: &metav1.Duration{Duration: f.postDrain},
-			NodeCreation: &metav1.Duration{Duration: f.creation}, EvictionRetryInterval: &metav1.Duration{Duration: f.evictionRetry},
-		},
 	}
 	if f.noEKSLabels {
 		spec.NewNodes.EKSLabels = ptr.To(false)
