@@ -1,7 +1,6 @@
 package convert
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"mime/multipart"
@@ -76,17 +75,29 @@ func validBoundary(b string) bool {
 
 // delimitsAny reports whether a line of a part starts with b's delimiter,
 // as mime/multipart's reader recognises one (leading "--" and the
-// boundary, whatever follows).
+// boundary, whatever follows). Lines end at LF, CR LF or a lone CR: Python's
+// email package, which cloud-init reads user data with, breaks lines at
+// each, so a delimiter after a lone CR ends the part for it. To be safe
+// with every Python version, the other breaks str.splitlines knows end a
+// line too.
 func delimitsAny(boundary string, parts []MIMEPart) bool {
 	delim := []byte("--" + boundary)
 	for _, p := range parts {
-		sc := bufio.NewScanner(bytes.NewReader(p.Body))
-		sc.Buffer(nil, len(p.Body)+1)
-		for sc.Scan() {
-			if bytes.HasPrefix(bytes.TrimLeft(sc.Bytes(), " \t"), delim) {
+		for _, line := range bytes.FieldsFunc(p.Body, isLineBreak) {
+			if bytes.HasPrefix(bytes.TrimLeft(line, " \t"), delim) {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// isLineBreak reports whether r ends a line for Python's str.splitlines
+// (LF, CR, VT, FF, FS, GS, RS, NEL, LS, PS).
+func isLineBreak(r rune) bool {
+	switch r {
+	case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+		return true
 	}
 	return false
 }

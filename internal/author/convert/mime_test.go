@@ -26,6 +26,9 @@ func TestMIMEIsWellFormed(t *testing.T) {
 		{name: "indented delimiter", bodies: []string{"cat <<EOF\n  --//\nEOF\n"}, wantBoundary: "==nodeboot-1=="},
 		{name: "the fallback taken too", bodies: []string{"--//\n", "--==nodeboot-1==\n"}, wantBoundary: "==nodeboot-2=="},
 		{name: "no final newline", bodies: []string{"echo a"}, wantBoundary: "//"},
+		{name: "delimiter after a lone CR", bodies: []string{"#!/bin/sh\necho a\r--//\recho b\n"}, wantBoundary: "==nodeboot-1=="},
+		{name: "delimiter after a form feed", bodies: []string{"echo a\f--//\n"}, wantBoundary: "==nodeboot-1=="},
+		{name: "closing delimiter between lone CRs", bodies: []string{"#!/bin/sh\necho 'x\r--//--\r'\n"}, wantBoundary: "==nodeboot-1=="},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
