@@ -2,6 +2,9 @@ package convert
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"mime/multipart"
 	"strings"
@@ -28,8 +31,11 @@ type MIMEPart struct {
 // so output is byte-for-byte stable: the MIME-Version and Content-Type
 // headers, then each part's Content-Type, a blank line and its body (ended
 // by a newline), then the closing boundary.
-func MIME(parts ...MIMEPart) []byte {
-	boundary := Boundary(parts)
+func MIME(parts ...MIMEPart) ([]byte, error) {
+	boundary, err := Boundary(parts)
+	if err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
 	b.WriteString("MIME-Version: 1.0\n")
 	b.WriteString(`Content-Type: multipart/mixed; boundary="` + boundary + "\"\n\n")
@@ -42,30 +48,52 @@ func MIME(parts ...MIMEPart) []byte {
 		}
 	}
 	b.WriteString("--" + boundary + "--\n")
-	return b.Bytes()
+	return b.Bytes(), nil
 }
 
-// maxBoundaryTries bounds the search for a boundary; parts holding that
-// many delimiter lines are not user data.
-const maxBoundaryTries = 1000
+// maxNumberedBoundaries bounds the numbered boundaries Boundary tries;
+// parts holding that many delimiter lines get a content-derived one.
+const maxNumberedBoundaries = 100
+
+// maxHashedBoundaries bounds the content-derived boundaries Boundary tries.
+const maxHashedBoundaries = 16
+
+// ErrNoBoundary is returned when no boundary Boundary tries is free.
+var ErrNoBoundary = errors.New("no MIME boundary fits the parts: every boundary tried starts a line of a part")
 
 // Boundary returns the boundary MIME writes parts with: MIMEBoundary,
 // unless a line of a part starts with its delimiter ("--//", which every
 // MIME reader takes for the end of the part), then the first of
-// "==nodeboot-1==", "==nodeboot-2==", … that starts no line of any part.
-// Each is a boundary Go's mime/multipart writer accepts (RFC 2046: 1 to 70
-// characters of its set).
-func Boundary(parts []MIMEPart) string {
-	for i := 0; i < maxBoundaryTries; i++ {
+// "==nodeboot-1==", "==nodeboot-2==", … that starts no line of any part,
+// and after maxNumberedBoundaries of them "==nodeboot-<hex>==", where hex
+// is a SHA-256 digest of the parts (a part cannot hold the digest of
+// itself). Each is a boundary Go's mime/multipart writer accepts (RFC 2046:
+// 1 to 70 characters of its set).
+func Boundary(parts []MIMEPart) (string, error) {
+	for i := 0; i < maxNumberedBoundaries+maxHashedBoundaries; i++ {
 		b := MIMEBoundary
-		if i > 0 {
+		switch {
+		case i > maxNumberedBoundaries:
+			b = hashedBoundary(parts, i)
+		case i > 0:
 			b = fmt.Sprintf("==nodeboot-%d==", i)
 		}
 		if validBoundary(b) && !delimitsAny(b, parts) {
-			return b
+			return b, nil
 		}
 	}
-	panic("convert: no MIME boundary fits the parts") // unreachable for parts under 1,000 delimiter lines
+	return "", ErrNoBoundary
+}
+
+// hashedBoundary derives a boundary from the parts and a counter.
+func hashedBoundary(parts []MIMEPart, i int) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\n", i)
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s\n%d:", len(p.ContentType), p.ContentType, len(p.Body))
+		h.Write(p.Body)
+	}
+	return "==nodeboot-" + hex.EncodeToString(h.Sum(nil)[:16]) + "=="
 }
 
 // validBoundary reports whether Go's mime/multipart writer accepts b.
@@ -103,6 +131,6 @@ func isLineBreak(r rune) bool {
 }
 
 // mimeDocument wraps one part in a multipart/mixed document.
-func mimeDocument(contentType string, body []byte) []byte {
+func mimeDocument(contentType string, body []byte) ([]byte, error) {
 	return MIME(MIMEPart{ContentType: contentType, Body: body})
 }

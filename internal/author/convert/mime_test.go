@@ -2,6 +2,7 @@ package convert
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -18,6 +19,8 @@ func TestMIMEIsWellFormed(t *testing.T) {
 		name         string
 		bodies       []string
 		wantBoundary string
+		// hashed: the boundary is a content-derived one (==nodeboot-<hex>==).
+		hashed bool
 	}{
 		{name: "plain parts", bodies: []string{"#!/bin/bash\necho hi\n", "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\n"}, wantBoundary: "//"},
 		{name: "URLs and // inside lines are fine", bodies: []string{"curl https://example.com//x\n# --not a delimiter //\n"}, wantBoundary: "//"},
@@ -27,6 +30,7 @@ func TestMIMEIsWellFormed(t *testing.T) {
 		{name: "the fallback taken too", bodies: []string{"--//\n", "--==nodeboot-1==\n"}, wantBoundary: "==nodeboot-2=="},
 		{name: "no final newline", bodies: []string{"echo a"}, wantBoundary: "//"},
 		{name: "delimiter after a lone CR", bodies: []string{"#!/bin/sh\necho a\r--//\recho b\n"}, wantBoundary: "==nodeboot-1=="},
+		{name: "every numbered boundary taken", bodies: []string{numberedDelimiters(maxNumberedBoundaries)}, hashed: true},
 		{name: "delimiter after a form feed", bodies: []string{"echo a\f--//\n"}, wantBoundary: "==nodeboot-1=="},
 		{name: "closing delimiter between lone CRs", bodies: []string{"#!/bin/sh\necho 'x\r--//--\r'\n"}, wantBoundary: "==nodeboot-1=="},
 	}
@@ -36,10 +40,14 @@ func TestMIMEIsWellFormed(t *testing.T) {
 			for _, b := range tc.bodies {
 				parts = append(parts, MIMEPart{ContentType: ContentTypeShell, Body: []byte(b)})
 			}
-			doc := MIME(parts...)
+			doc, err := MIME(parts...)
+			if err != nil {
+				t.Fatal(err)
+			}
 			_, params, err := mime.ParseMediaType(strings.TrimPrefix(strings.SplitN(string(doc), "\n", 3)[1], "Content-Type: "))
-			if err != nil || params["boundary"] != tc.wantBoundary {
-				t.Fatalf("boundary %q (%v), want %q", params["boundary"], err, tc.wantBoundary)
+			hashed := strings.HasPrefix(params["boundary"], "==nodeboot-") && len(params["boundary"]) > len("==nodeboot-1000==")
+			if err != nil || tc.hashed != hashed || !tc.hashed && params["boundary"] != tc.wantBoundary {
+				t.Fatalf("boundary %q (%v), want %q (hashed %v)", params["boundary"], err, tc.wantBoundary, tc.hashed)
 			}
 			body := doc[bytes.Index(doc, []byte("\n\n"))+2:]
 			r := multipart.NewReader(bytes.NewReader(body), params["boundary"])
@@ -58,4 +66,15 @@ func TestMIMEIsWellFormed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// numberedDelimiters is a script holding the delimiter lines of "//" and
+// of "==nodeboot-1==" to "==nodeboot-n==".
+func numberedDelimiters(n int) string {
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\n--//\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "--==nodeboot-%d==\n", i)
+	}
+	return b.String()
 }

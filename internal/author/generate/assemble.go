@@ -155,11 +155,19 @@ func assembleMIME(in *injection, ex extras, user []Part) (Output, error) {
 	for i, p := range parts {
 		mime[i] = convert.MIMEPart{ContentType: p.ContentType, Body: p.Body}
 	}
-	if b := convert.Boundary(mime); b != convert.MIMEBoundary {
+	b, err := convert.Boundary(mime)
+	if err != nil {
+		return Output{}, fmt.Errorf("%w: %w", ErrUserData, err)
+	}
+	if b != convert.MIMEBoundary {
 		in.notes.add("a part has a line starting with --%s, the delimiter of the boundary %s writes with: its own merge would end the part there; this user data uses the boundary %q instead",
 			convert.MIMEBoundary, in.producer.Name(), b)
 	}
-	return Output{UserData: convert.MIME(mime...), Parts: parts}, nil
+	doc, err := convert.MIME(mime...)
+	if err != nil {
+		return Output{}, fmt.Errorf("%w: %w", ErrUserData, err)
+	}
+	return Output{UserData: doc, Parts: parts}, nil
 }
 
 // assembleBottlerocket merges the TOML layers the way the producer does.
