@@ -3,11 +3,12 @@ package convert
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"mime/multipart"
-	"strings"
+	"unicode/utf8"
 )
 
 // MIMEBoundary is the boundary EKS managed node groups and Karpenter use.
@@ -29,8 +30,7 @@ type MIMEPart struct {
 // MIME writes parts, in order, as a multipart/mixed document with the
 // boundary Boundary picks (MIMEBoundary unless a part holds its delimiter),
 // so output is byte-for-byte stable: the MIME-Version and Content-Type
-// headers, then each part's Content-Type, a blank line and its body (ended
-// by a newline), then the closing boundary.
+// headers, then each part (see writePart), then the closing boundary.
 func MIME(parts ...MIMEPart) ([]byte, error) {
 	boundary, err := Boundary(parts)
 	if err != nil {
@@ -40,15 +40,50 @@ func MIME(parts ...MIMEPart) ([]byte, error) {
 	b.WriteString("MIME-Version: 1.0\n")
 	b.WriteString(`Content-Type: multipart/mixed; boundary="` + boundary + "\"\n\n")
 	for _, p := range parts {
-		b.WriteString("--" + boundary + "\n")
-		b.WriteString("Content-Type: " + p.ContentType + "\n\n")
-		b.Write(p.Body)
-		if !strings.HasSuffix(string(p.Body), "\n") {
-			b.WriteByte('\n')
-		}
+		writePart(&b, boundary, p)
 	}
 	b.WriteString("--" + boundary + "--\n")
 	return b.Bytes(), nil
+}
+
+// writePart writes the delimiter line, the part's Content-Type, a blank
+// line and its body, ended by a newline. A body with bytes outside
+// US-ASCII is written base64-encoded, in lines of 76 characters, under
+// Content-Transfer-Encoding: base64: cloud-init decodes the whole user
+// data as UTF-8 (it fails on other bytes) and reads an unencoded part's
+// text as ASCII (it garbles the rest), while it, nodeadm (which sniffs
+// base64 in NodeConfig parts) and nodeboot all decode base64 parts.
+func writePart(b *bytes.Buffer, boundary string, p MIMEPart) {
+	b.WriteString("--" + boundary + "\n")
+	b.WriteString("Content-Type: " + p.ContentType + "\n")
+	if isASCII(p.Body) {
+		b.WriteString("\n")
+		b.Write(p.Body)
+		if !bytes.HasSuffix(p.Body, []byte("\n")) {
+			b.WriteByte('\n')
+		}
+		return
+	}
+	b.WriteString("Content-Transfer-Encoding: base64\n\n")
+	enc := base64.StdEncoding.EncodeToString(p.Body)
+	for len(enc) > base64LineLen {
+		b.WriteString(enc[:base64LineLen] + "\n")
+		enc = enc[base64LineLen:]
+	}
+	b.WriteString(enc + "\n")
+}
+
+// base64LineLen is RFC 2045's longest line of base64 text.
+const base64LineLen = 76
+
+// isASCII reports whether every byte of b is US-ASCII.
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // maxNumberedBoundaries bounds the numbered boundaries Boundary tries;

@@ -2,12 +2,17 @@ package convert
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
+	"net/mail"
 	"strings"
 	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/config/userdata"
 )
 
 // TestMIMEIsWellFormed writes parts holding delimiter-like lines and reads
@@ -77,4 +82,60 @@ func numberedDelimiters(n int) string {
 		fmt.Fprintf(&b, "--==nodeboot-%d==\n", i)
 	}
 	return b.String()
+}
+
+// TestMIMEEncodesNonASCII checks that a part with bytes outside US-ASCII
+// is written base64-encoded (Content-Transfer-Encoding: base64), so that
+// readers that take MIME text as ASCII or UTF-8 (cloud-init decodes the
+// whole user data as UTF-8 and reads unencoded parts as ASCII) get its
+// bytes exactly, while ASCII parts stay as they are. Go's mime/multipart
+// (nodeadm) and userdata.Split (nodeboot's own check) must read back every
+// body byte for byte.
+func TestMIMEEncodesNonASCII(t *testing.T) {
+	tests := []struct {
+		name        string
+		body        string
+		wantEncoded bool
+	}{
+		{name: "ASCII script", body: "#!/bin/sh\necho hi\n", wantEncoded: false},
+		{name: "UTF-8 script", body: "#!/bin/sh\necho café €\n", wantEncoded: true},
+		{name: "not UTF-8", body: "#!/bin/sh\necho \xff\xfe\n", wantEncoded: true},
+		{name: "binary without final newline", body: "\x00\x80\x1f\x8b", wantEncoded: true},
+		{name: "long UTF-8 line", body: strings.Repeat("é", 200), wantEncoded: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := MIME(MIMEPart{ContentType: ContentTypeShell, Body: []byte(tc.body)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg, err := mail.ReadMessage(bytes.NewReader(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, params, _ := mime.ParseMediaType(msg.Header.Get("Content-Type"))
+			p, err := multipart.NewReader(msg.Body, params["boundary"]).NextPart()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(p)
+			encoded := p.Header.Get("Content-Transfer-Encoding") == "base64"
+			if encoded != tc.wantEncoded {
+				t.Fatalf("base64 encoded: %v, want %v:\n%s", encoded, tc.wantEncoded, doc)
+			}
+			if encoded {
+				got, err = base64.StdEncoding.DecodeString(strings.NewReplacer("\n", "", "\r", "").Replace(string(got)))
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if want := strings.TrimSuffix(tc.body, "\n"); strings.TrimSuffix(string(got), "\n") != want {
+				t.Errorf("Go reader: body %q, want %q", got, want)
+			}
+			docs, probs := userdata.Split(diag.Source{URI: "test"}, doc)
+			if probs.HasErrors() || len(docs) != 1 || strings.TrimSuffix(string(docs[0].Data), "\n") != strings.TrimSuffix(tc.body, "\n") {
+				t.Errorf("userdata.Split: %q, %v; want the body", docs, probs)
+			}
+		})
+	}
 }
