@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"mime/multipart"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -52,11 +53,12 @@ func MIME(parts ...MIMEPart) ([]byte, error) {
 // Content-Transfer-Encoding: base64: cloud-init decodes the whole user
 // data as UTF-8 (it fails on other bytes) and reads an unencoded part's
 // text as ASCII (it garbles the rest), while it, nodeadm (which sniffs
-// base64 in NodeConfig parts) and nodeboot all decode base64 parts.
+// base64 in NodeConfig parts) and nodeboot all decode base64 parts. A
+// nested multipart is written as is: RFC 2045 allows it no encoding.
 func writePart(b *bytes.Buffer, boundary string, p MIMEPart) {
 	b.WriteString("--" + boundary + "\n")
 	b.WriteString("Content-Type: " + p.ContentType + "\n")
-	if isASCII(p.Body) {
+	if isASCII(p.Body) || strings.HasPrefix(strings.ToLower(p.ContentType), "multipart/") {
 		b.WriteString("\n")
 		b.Write(p.Body)
 		if !bytes.HasSuffix(p.Body, []byte("\n")) {

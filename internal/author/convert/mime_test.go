@@ -94,10 +94,12 @@ func numberedDelimiters(n int) string {
 func TestMIMEEncodesNonASCII(t *testing.T) {
 	tests := []struct {
 		name        string
+		contentType string
 		body        string
 		wantEncoded bool
 	}{
 		{name: "ASCII script", body: "#!/bin/sh\necho hi\n", wantEncoded: false},
+		{name: "nested multipart stays 8bit (RFC 2045 allows no other encoding)", contentType: "multipart/mixed; boundary=IN", body: "--IN\n\nécho\n--IN--\n", wantEncoded: false},
 		{name: "UTF-8 script", body: "#!/bin/sh\necho café €\n", wantEncoded: true},
 		{name: "not UTF-8", body: "#!/bin/sh\necho \xff\xfe\n", wantEncoded: true},
 		{name: "binary without final newline", body: "\x00\x80\x1f\x8b", wantEncoded: true},
@@ -105,7 +107,11 @@ func TestMIMEEncodesNonASCII(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			doc, err := MIME(MIMEPart{ContentType: ContentTypeShell, Body: []byte(tc.body)})
+			ct := ContentTypeShell
+			if tc.contentType != "" {
+				ct = tc.contentType
+			}
+			doc, err := MIME(MIMEPart{ContentType: ct, Body: []byte(tc.body)})
 			if err != nil {
 				t.Fatal(err)
 			}

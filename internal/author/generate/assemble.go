@@ -3,6 +3,7 @@ package generate
 import (
 	"bytes"
 	"fmt"
+	"mime"
 
 	"sigs.k8s.io/yaml"
 
@@ -96,10 +97,7 @@ func userPart(d userdata.Document, f Family, p Producer) (Part, error) {
 	}
 	switch {
 	case fromMIME:
-		part.ContentType = d.Source.ContentType
-		if part.ContentType == "text/x-shellscript" {
-			part.ContentType = convert.ContentTypeShell
-		}
+		part.ContentType = mimePartType(d)
 	case p == ProducerEKS:
 		return Part{}, fmt.Errorf("%w: %s: EKS managed node groups take launch template user data for Amazon Linux only as MIME multipart (found %s)", ErrUserData, d.Source, describeDoc(d))
 	case f == FamilyAL2023 && parsesAsYAMLMapping(d.Data):
@@ -108,6 +106,23 @@ func userPart(d userdata.Document, f Family, p Producer) (Part, error) {
 		part.ContentType, part.Format = convert.ContentTypeShell, userdata.FormatShell
 	}
 	return part, nil
+}
+
+// mimePartType is the Content-Type a user's MIME part is written with: its
+// media type (shell scripts with charset="us-ascii", as the producers
+// write theirs), and for a nested multipart its boundary, which readers
+// that descend it (cloud-init) need.
+func mimePartType(d userdata.Document) string {
+	media := d.Source.ContentType
+	switch {
+	case media == "text/x-shellscript":
+		return convert.ContentTypeShell
+	case d.Boundary != "":
+		if ct := mime.FormatMediaType(media, map[string]string{"boundary": d.Boundary}); ct != "" {
+			return ct
+		}
+	}
+	return media
 }
 
 // parsesAsYAMLMapping is Karpenter's test for "this is a NodeConfig".
