@@ -2,8 +2,10 @@ package generate
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"mime"
+	"slices"
 
 	"sigs.k8s.io/yaml"
 
@@ -97,13 +99,27 @@ func userPart(d userdata.Document, f Family, p Producer) (Part, error) {
 	}
 	switch {
 	case fromMIME:
-		part.ContentType = mimePartType(d)
+		return mimeUserPart(part, d)
 	case p == ProducerEKS:
 		return Part{}, fmt.Errorf("%w: %s: EKS managed node groups take launch template user data for Amazon Linux only as MIME multipart (found %s)", ErrUserData, d.Source, describeDoc(d))
 	case f == FamilyAL2023 && parsesAsYAMLMapping(d.Data):
 		part.ContentType, part.Format = convert.ContentTypeNodeConfig, userdata.FormatNodeConfig
 	default:
 		part.ContentType, part.Format = convert.ContentTypeShell, userdata.FormatShell
+	}
+	return part, nil
+}
+
+// mimeUserPart is a user's MIME part as it is written out: its type (see
+// mimePartType) and body, gzipped again when its type says gzip.
+func mimeUserPart(part Part, d userdata.Document) (Part, error) {
+	part.ContentType = mimePartType(d)
+	if isGzipType(d.Source.ContentType) && !bytes.HasPrefix(d.Data, gzipMagic) {
+		body, err := gzipBody(d.Data)
+		if err != nil {
+			return Part{}, fmt.Errorf("%w: %s: %w", ErrUserData, d.Source, err)
+		}
+		part.Body = body
 	}
 	return part, nil
 }
@@ -123,6 +139,35 @@ func mimePartType(d userdata.Document) string {
 		}
 	}
 	return media
+}
+
+// gzipTypes are the media types cloud-init gunzips a part of.
+var gzipTypes = []string{
+	"application/gzip", "application/gzip-compressed", "application/gzipped",
+	"application/x-compress", "application/x-compressed", "application/x-gunzip",
+	"application/x-gzip", "application/x-gzip-compressed",
+}
+
+var gzipMagic = []byte{0x1f, 0x8b}
+
+// isGzipType reports whether a part of this media type is read as gzip.
+func isGzipType(media string) bool {
+	return slices.Contains(gzipTypes, media)
+}
+
+// gzipBody compresses a part that userdata.Split gunzipped again: its
+// media type says gzip, and cloud-init fails on (and skips) a part of a
+// gzip type whose body is not.
+func gzipBody(data []byte) ([]byte, error) {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write(data); err != nil {
+		return nil, fmt.Errorf("gzip: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("gzip: %w", err)
+	}
+	return b.Bytes(), nil
 }
 
 // parsesAsYAMLMapping is Karpenter's test for "this is a NodeConfig".

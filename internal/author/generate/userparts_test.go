@@ -2,6 +2,8 @@ package generate
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/base64"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -44,6 +46,16 @@ func TestUserPartsReadAsWritten(t *testing.T) {
 			name: "nested multipart whose boundary is ours",
 			user: "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"BB\"\n\n--BB\nContent-Type: multipart/mixed; boundary=\"//\"\n\n--//\nContent-Type: text/x-shellscript\n\n#!/bin/sh\necho inner\n--//--\n--BB--\n",
 			want: []leaf{{"text/x-shellscript", "#!/bin/sh\necho inner"}},
+		},
+		{
+			name: "gzip part stays gzip",
+			user: "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"BB\"\n\n--BB\nContent-Type: application/x-gzip\nContent-Transfer-Encoding: base64\n\n" + gzipBase64(t, "#!/bin/sh\necho zipped\n") + "\n--BB--\n",
+			want: []leaf{{"application/x-gzip", "#!/bin/sh\necho zipped\n"}},
+		},
+		{
+			name: "UTF-8 script from quoted-printable",
+			user: "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"BB\"\n\n--BB\nContent-Type: text/x-shellscript\nContent-Transfer-Encoding: quoted-printable\n\n#!/bin/sh\necho caf=C3=A9\n--BB--\n",
+			want: []leaf{{"text/x-shellscript", "#!/bin/sh\necho café\n"}},
 		},
 	}
 	for _, tc := range tests {
@@ -103,7 +115,46 @@ func readMultipart(t *testing.T, contentType string, body io.Reader) []leaf {
 			out = append(out, readMultipart(t, ct, p)...)
 			continue
 		}
-		b, _ := io.ReadAll(p)
-		out = append(out, leaf{media, string(b)})
+		out = append(out, leaf{media, string(decodeLeaf(t, p, media))})
 	}
+}
+
+// decodeLeaf undoes a part's base64 Content-Transfer-Encoding and, for a
+// gzip media type, gzip, as cloud-init does.
+func decodeLeaf(t *testing.T, p *multipart.Part, media string) []byte {
+	t.Helper()
+	b, err := io.ReadAll(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.EqualFold(p.Header.Get("Content-Transfer-Encoding"), "base64") {
+		if b, err = base64.StdEncoding.DecodeString(strings.ReplaceAll(string(b), "\n", "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !strings.Contains(media, "gzip") {
+		return b
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s part: %v", media, err)
+	}
+	if b, err = io.ReadAll(zr); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// gzipBase64 is s gzipped, then base64-encoded.
+func gzipBase64(t *testing.T, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write([]byte(s)); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(b.Bytes())
 }
