@@ -69,7 +69,8 @@ func BootstrapSh(spec hub.Spec) ([]byte, []string, error) {
 	var b strings.Builder
 	b.WriteString("#!/bin/bash\nset -ex\n")
 	b.WriteString(bootstrapScript + " " + strings.Join(args, " \\\n  ") + "\n")
-	return mimeDocument(ContentTypeShell, []byte(b.String())), n, nil
+	doc, err := mimeDocument(ContentTypeShell, []byte(b.String()))
+	return doc, n, err
 }
 
 // serviceCIDRFlag picks the bootstrap.sh option for a service CIDR.

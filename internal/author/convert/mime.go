@@ -1,11 +1,15 @@
 package convert
 
 import (
-	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"mime/multipart"
 	"strings"
+	"unicode/utf8"
 )
 
 // MIMEBoundary is the boundary EKS managed node groups and Karpenter use.
@@ -27,46 +31,106 @@ type MIMEPart struct {
 // MIME writes parts, in order, as a multipart/mixed document with the
 // boundary Boundary picks (MIMEBoundary unless a part holds its delimiter),
 // so output is byte-for-byte stable: the MIME-Version and Content-Type
-// headers, then each part's Content-Type, a blank line and its body (ended
-// by a newline), then the closing boundary.
-func MIME(parts ...MIMEPart) []byte {
-	boundary := Boundary(parts)
+// headers, then each part (see writePart), then the closing boundary.
+func MIME(parts ...MIMEPart) ([]byte, error) {
+	boundary, err := Boundary(parts)
+	if err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
 	b.WriteString("MIME-Version: 1.0\n")
 	b.WriteString(`Content-Type: multipart/mixed; boundary="` + boundary + "\"\n\n")
 	for _, p := range parts {
-		b.WriteString("--" + boundary + "\n")
-		b.WriteString("Content-Type: " + p.ContentType + "\n\n")
-		b.Write(p.Body)
-		if !strings.HasSuffix(string(p.Body), "\n") {
-			b.WriteByte('\n')
-		}
+		writePart(&b, boundary, p)
 	}
 	b.WriteString("--" + boundary + "--\n")
-	return b.Bytes()
+	return b.Bytes(), nil
 }
 
-// maxBoundaryTries bounds the search for a boundary; parts holding that
-// many delimiter lines are not user data.
-const maxBoundaryTries = 1000
+// writePart writes the delimiter line, the part's Content-Type, a blank
+// line and its body, ended by a newline. A body with bytes outside
+// US-ASCII is written base64-encoded, in lines of 76 characters, under
+// Content-Transfer-Encoding: base64: cloud-init decodes the whole user
+// data as UTF-8 (it fails on other bytes) and reads an unencoded part's
+// text as ASCII (it garbles the rest), while it, nodeadm (which sniffs
+// base64 in NodeConfig parts) and nodeboot all decode base64 parts. A
+// nested multipart is written as is: RFC 2045 allows it no encoding.
+func writePart(b *bytes.Buffer, boundary string, p MIMEPart) {
+	b.WriteString("--" + boundary + "\n")
+	b.WriteString("Content-Type: " + p.ContentType + "\n")
+	if isASCII(p.Body) || strings.HasPrefix(strings.ToLower(p.ContentType), "multipart/") {
+		b.WriteString("\n")
+		b.Write(p.Body)
+		if !bytes.HasSuffix(p.Body, []byte("\n")) {
+			b.WriteByte('\n')
+		}
+		return
+	}
+	b.WriteString("Content-Transfer-Encoding: base64\n\n")
+	enc := base64.StdEncoding.EncodeToString(p.Body)
+	for len(enc) > base64LineLen {
+		b.WriteString(enc[:base64LineLen] + "\n")
+		enc = enc[base64LineLen:]
+	}
+	b.WriteString(enc + "\n")
+}
+
+// base64LineLen is RFC 2045's longest line of base64 text.
+const base64LineLen = 76
+
+// isASCII reports whether every byte of b is US-ASCII.
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// maxNumberedBoundaries bounds the numbered boundaries Boundary tries;
+// parts holding that many delimiter lines get a content-derived one.
+const maxNumberedBoundaries = 100
+
+// maxHashedBoundaries bounds the content-derived boundaries Boundary tries.
+const maxHashedBoundaries = 16
+
+// ErrNoBoundary is returned when no boundary Boundary tries is free.
+var ErrNoBoundary = errors.New("no MIME boundary fits the parts: every boundary tried starts a line of a part")
 
 // Boundary returns the boundary MIME writes parts with: MIMEBoundary,
 // unless a line of a part starts with its delimiter ("--//", which every
 // MIME reader takes for the end of the part), then the first of
-// "==nodeboot-1==", "==nodeboot-2==", … that starts no line of any part.
-// Each is a boundary Go's mime/multipart writer accepts (RFC 2046: 1 to 70
-// characters of its set).
-func Boundary(parts []MIMEPart) string {
-	for i := 0; i < maxBoundaryTries; i++ {
+// "==nodeboot-1==", "==nodeboot-2==", … that starts no line of any part,
+// and after maxNumberedBoundaries of them "==nodeboot-<hex>==", where hex
+// is a SHA-256 digest of the parts (a part cannot hold the digest of
+// itself). Each is a boundary Go's mime/multipart writer accepts (RFC 2046:
+// 1 to 70 characters of its set).
+func Boundary(parts []MIMEPart) (string, error) {
+	for i := 0; i < maxNumberedBoundaries+maxHashedBoundaries; i++ {
 		b := MIMEBoundary
-		if i > 0 {
+		switch {
+		case i > maxNumberedBoundaries:
+			b = hashedBoundary(parts, i)
+		case i > 0:
 			b = fmt.Sprintf("==nodeboot-%d==", i)
 		}
 		if validBoundary(b) && !delimitsAny(b, parts) {
-			return b
+			return b, nil
 		}
 	}
-	panic("convert: no MIME boundary fits the parts") // unreachable for parts under 1,000 delimiter lines
+	return "", ErrNoBoundary
+}
+
+// hashedBoundary derives a boundary from the parts and a counter.
+func hashedBoundary(parts []MIMEPart, i int) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\n", i)
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s\n%d:", len(p.ContentType), p.ContentType, len(p.Body))
+		h.Write(p.Body)
+	}
+	return "==nodeboot-" + hex.EncodeToString(h.Sum(nil)[:16]) + "=="
 }
 
 // validBoundary reports whether Go's mime/multipart writer accepts b.
@@ -76,14 +140,16 @@ func validBoundary(b string) bool {
 
 // delimitsAny reports whether a line of a part starts with b's delimiter,
 // as mime/multipart's reader recognises one (leading "--" and the
-// boundary, whatever follows).
+// boundary, whatever follows). Lines end at LF, CR LF or a lone CR: Python's
+// email package, which cloud-init reads user data with, breaks lines at
+// each, so a delimiter after a lone CR ends the part for it. To be safe
+// with every Python version, the other breaks str.splitlines knows end a
+// line too.
 func delimitsAny(boundary string, parts []MIMEPart) bool {
 	delim := []byte("--" + boundary)
 	for _, p := range parts {
-		sc := bufio.NewScanner(bytes.NewReader(p.Body))
-		sc.Buffer(nil, len(p.Body)+1)
-		for sc.Scan() {
-			if bytes.HasPrefix(bytes.TrimLeft(sc.Bytes(), " \t"), delim) {
+		for _, line := range bytes.FieldsFunc(p.Body, isLineBreak) {
+			if bytes.HasPrefix(bytes.TrimLeft(line, " \t"), delim) {
 				return true
 			}
 		}
@@ -91,7 +157,17 @@ func delimitsAny(boundary string, parts []MIMEPart) bool {
 	return false
 }
 
+// isLineBreak reports whether r ends a line for Python's str.splitlines
+// (LF, CR, VT, FF, FS, GS, RS, NEL, LS, PS).
+func isLineBreak(r rune) bool {
+	switch r {
+	case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+		return true
+	}
+	return false
+}
+
 // mimeDocument wraps one part in a multipart/mixed document.
-func mimeDocument(contentType string, body []byte) []byte {
+func mimeDocument(contentType string, body []byte) ([]byte, error) {
 	return MIME(MIMEPart{ContentType: contentType, Body: body})
 }

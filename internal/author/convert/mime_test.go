@@ -2,11 +2,17 @@ package convert
 
 import (
 	"bytes"
+	"encoding/base64"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
+	"net/mail"
 	"strings"
 	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/config/userdata"
 )
 
 // TestMIMEIsWellFormed writes parts holding delimiter-like lines and reads
@@ -18,6 +24,8 @@ func TestMIMEIsWellFormed(t *testing.T) {
 		name         string
 		bodies       []string
 		wantBoundary string
+		// hashed: the boundary is a content-derived one (==nodeboot-<hex>==).
+		hashed bool
 	}{
 		{name: "plain parts", bodies: []string{"#!/bin/bash\necho hi\n", "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\n"}, wantBoundary: "//"},
 		{name: "URLs and // inside lines are fine", bodies: []string{"curl https://example.com//x\n# --not a delimiter //\n"}, wantBoundary: "//"},
@@ -26,6 +34,10 @@ func TestMIMEIsWellFormed(t *testing.T) {
 		{name: "indented delimiter", bodies: []string{"cat <<EOF\n  --//\nEOF\n"}, wantBoundary: "==nodeboot-1=="},
 		{name: "the fallback taken too", bodies: []string{"--//\n", "--==nodeboot-1==\n"}, wantBoundary: "==nodeboot-2=="},
 		{name: "no final newline", bodies: []string{"echo a"}, wantBoundary: "//"},
+		{name: "delimiter after a lone CR", bodies: []string{"#!/bin/sh\necho a\r--//\recho b\n"}, wantBoundary: "==nodeboot-1=="},
+		{name: "every numbered boundary taken", bodies: []string{numberedDelimiters(maxNumberedBoundaries)}, hashed: true},
+		{name: "delimiter after a form feed", bodies: []string{"echo a\f--//\n"}, wantBoundary: "==nodeboot-1=="},
+		{name: "closing delimiter between lone CRs", bodies: []string{"#!/bin/sh\necho 'x\r--//--\r'\n"}, wantBoundary: "==nodeboot-1=="},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -33,10 +45,14 @@ func TestMIMEIsWellFormed(t *testing.T) {
 			for _, b := range tc.bodies {
 				parts = append(parts, MIMEPart{ContentType: ContentTypeShell, Body: []byte(b)})
 			}
-			doc := MIME(parts...)
+			doc, err := MIME(parts...)
+			if err != nil {
+				t.Fatal(err)
+			}
 			_, params, err := mime.ParseMediaType(strings.TrimPrefix(strings.SplitN(string(doc), "\n", 3)[1], "Content-Type: "))
-			if err != nil || params["boundary"] != tc.wantBoundary {
-				t.Fatalf("boundary %q (%v), want %q", params["boundary"], err, tc.wantBoundary)
+			hashed := strings.HasPrefix(params["boundary"], "==nodeboot-") && len(params["boundary"]) > len("==nodeboot-1000==")
+			if err != nil || tc.hashed != hashed || !tc.hashed && params["boundary"] != tc.wantBoundary {
+				t.Fatalf("boundary %q (%v), want %q (hashed %v)", params["boundary"], err, tc.wantBoundary, tc.hashed)
 			}
 			body := doc[bytes.Index(doc, []byte("\n\n"))+2:]
 			r := multipart.NewReader(bytes.NewReader(body), params["boundary"])
@@ -52,6 +68,79 @@ func TestMIMEIsWellFormed(t *testing.T) {
 			}
 			if _, err := r.NextPart(); err != io.EOF {
 				t.Errorf("after the parts: %v, want the end of the document", err)
+			}
+		})
+	}
+}
+
+// numberedDelimiters is a script holding the delimiter lines of "//" and
+// of "==nodeboot-1==" to "==nodeboot-n==".
+func numberedDelimiters(n int) string {
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\n--//\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "--==nodeboot-%d==\n", i)
+	}
+	return b.String()
+}
+
+// TestMIMEEncodesNonASCII checks that a part with bytes outside US-ASCII
+// is written base64-encoded (Content-Transfer-Encoding: base64), so that
+// readers that take MIME text as ASCII or UTF-8 (cloud-init decodes the
+// whole user data as UTF-8 and reads unencoded parts as ASCII) get its
+// bytes exactly, while ASCII parts stay as they are. Go's mime/multipart
+// (nodeadm) and userdata.Split (nodeboot's own check) must read back every
+// body byte for byte.
+func TestMIMEEncodesNonASCII(t *testing.T) {
+	tests := []struct {
+		name        string
+		contentType string
+		body        string
+		wantEncoded bool
+	}{
+		{name: "ASCII script", body: "#!/bin/sh\necho hi\n", wantEncoded: false},
+		{name: "nested multipart stays 8bit (RFC 2045 allows no other encoding)", contentType: "multipart/mixed; boundary=IN", body: "--IN\n\nécho\n--IN--\n", wantEncoded: false},
+		{name: "UTF-8 script", body: "#!/bin/sh\necho café €\n", wantEncoded: true},
+		{name: "not UTF-8", body: "#!/bin/sh\necho \xff\xfe\n", wantEncoded: true},
+		{name: "binary without final newline", body: "\x00\x80\x1f\x8b", wantEncoded: true},
+		{name: "long UTF-8 line", body: strings.Repeat("é", 200), wantEncoded: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ct := ContentTypeShell
+			if tc.contentType != "" {
+				ct = tc.contentType
+			}
+			doc, err := MIME(MIMEPart{ContentType: ct, Body: []byte(tc.body)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg, err := mail.ReadMessage(bytes.NewReader(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, params, _ := mime.ParseMediaType(msg.Header.Get("Content-Type"))
+			p, err := multipart.NewReader(msg.Body, params["boundary"]).NextPart()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(p)
+			encoded := p.Header.Get("Content-Transfer-Encoding") == "base64"
+			if encoded != tc.wantEncoded {
+				t.Fatalf("base64 encoded: %v, want %v:\n%s", encoded, tc.wantEncoded, doc)
+			}
+			if encoded {
+				got, err = base64.StdEncoding.DecodeString(strings.NewReplacer("\n", "", "\r", "").Replace(string(got)))
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if want := strings.TrimSuffix(tc.body, "\n"); strings.TrimSuffix(string(got), "\n") != want {
+				t.Errorf("Go reader: body %q, want %q", got, want)
+			}
+			docs, probs := userdata.Split(diag.Source{URI: "test"}, doc)
+			if probs.HasErrors() || len(docs) != 1 || strings.TrimSuffix(string(docs[0].Data), "\n") != strings.TrimSuffix(tc.body, "\n") {
+				t.Errorf("userdata.Split: %q, %v; want the body", docs, probs)
 			}
 		})
 	}

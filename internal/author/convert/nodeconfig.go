@@ -32,7 +32,8 @@ func NodeConfig(spec hub.Spec) ([]byte, []string, error) {
 	if err != nil {
 		return nil, notes, err
 	}
-	return mimeDocument(ContentTypeNodeConfig, body), notes, nil
+	doc, err := mimeDocument(ContentTypeNodeConfig, body)
+	return doc, notes, err
 }
 
 // NodeConfigYAML writes spec as one NodeConfig YAML document, choosing the

@@ -2,7 +2,10 @@ package generate
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
+	"mime"
+	"slices"
 
 	"sigs.k8s.io/yaml"
 
@@ -96,10 +99,7 @@ func userPart(d userdata.Document, f Family, p Producer) (Part, error) {
 	}
 	switch {
 	case fromMIME:
-		part.ContentType = d.Source.ContentType
-		if part.ContentType == "text/x-shellscript" {
-			part.ContentType = convert.ContentTypeShell
-		}
+		return mimeUserPart(part, d)
 	case p == ProducerEKS:
 		return Part{}, fmt.Errorf("%w: %s: EKS managed node groups take launch template user data for Amazon Linux only as MIME multipart (found %s)", ErrUserData, d.Source, describeDoc(d))
 	case f == FamilyAL2023 && parsesAsYAMLMapping(d.Data):
@@ -108,6 +108,66 @@ func userPart(d userdata.Document, f Family, p Producer) (Part, error) {
 		part.ContentType, part.Format = convert.ContentTypeShell, userdata.FormatShell
 	}
 	return part, nil
+}
+
+// mimeUserPart is a user's MIME part as it is written out: its type (see
+// mimePartType) and body, gzipped again when its type says gzip.
+func mimeUserPart(part Part, d userdata.Document) (Part, error) {
+	part.ContentType = mimePartType(d)
+	if isGzipType(d.Source.ContentType) && !bytes.HasPrefix(d.Data, gzipMagic) {
+		body, err := gzipBody(d.Data)
+		if err != nil {
+			return Part{}, fmt.Errorf("%w: %s: %w", ErrUserData, d.Source, err)
+		}
+		part.Body = body
+	}
+	return part, nil
+}
+
+// mimePartType is the Content-Type a user's MIME part is written with: its
+// media type (shell scripts with charset="us-ascii", as the producers
+// write theirs), and for a nested multipart its boundary, which readers
+// that descend it (cloud-init) need.
+func mimePartType(d userdata.Document) string {
+	media := d.Source.ContentType
+	switch {
+	case media == "text/x-shellscript":
+		return convert.ContentTypeShell
+	case d.Boundary != "":
+		if ct := mime.FormatMediaType(media, map[string]string{"boundary": d.Boundary}); ct != "" {
+			return ct
+		}
+	}
+	return media
+}
+
+// gzipTypes are the media types cloud-init gunzips a part of.
+var gzipTypes = []string{
+	"application/gzip", "application/gzip-compressed", "application/gzipped",
+	"application/x-compress", "application/x-compressed", "application/x-gunzip",
+	"application/x-gzip", "application/x-gzip-compressed",
+}
+
+var gzipMagic = []byte{0x1f, 0x8b}
+
+// isGzipType reports whether a part of this media type is read as gzip.
+func isGzipType(media string) bool {
+	return slices.Contains(gzipTypes, media)
+}
+
+// gzipBody compresses a part that userdata.Split gunzipped again: its
+// media type says gzip, and cloud-init fails on (and skips) a part of a
+// gzip type whose body is not.
+func gzipBody(data []byte) ([]byte, error) {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write(data); err != nil {
+		return nil, fmt.Errorf("gzip: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("gzip: %w", err)
+	}
+	return b.Bytes(), nil
 }
 
 // parsesAsYAMLMapping is Karpenter's test for "this is a NodeConfig".
@@ -155,11 +215,19 @@ func assembleMIME(in *injection, ex extras, user []Part) (Output, error) {
 	for i, p := range parts {
 		mime[i] = convert.MIMEPart{ContentType: p.ContentType, Body: p.Body}
 	}
-	if b := convert.Boundary(mime); b != convert.MIMEBoundary {
+	b, err := convert.Boundary(mime)
+	if err != nil {
+		return Output{}, fmt.Errorf("%w: %w", ErrUserData, err)
+	}
+	if b != convert.MIMEBoundary {
 		in.notes.add("a part has a line starting with --%s, the delimiter of the boundary %s writes with: its own merge would end the part there; this user data uses the boundary %q instead",
 			convert.MIMEBoundary, in.producer.Name(), b)
 	}
-	return Output{UserData: convert.MIME(mime...), Parts: parts}, nil
+	doc, err := convert.MIME(mime...)
+	if err != nil {
+		return Output{}, fmt.Errorf("%w: %w", ErrUserData, err)
+	}
+	return Output{UserData: doc, Parts: parts}, nil
 }
 
 // assembleBottlerocket merges the TOML layers the way the producer does.

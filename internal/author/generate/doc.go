@@ -44,10 +44,10 @@
 //
 // Every MIME document uses the boundary "//" (eksctl uses a random one;
 // a fixed one keeps the output stable), unless a part holds a line starting
-// with "--//": then the first "==nodeboot-N==" that no part holds
-// (convert.Boundary), with a note. Max pods are the group's value,
-// else the VPC CNI formula for spec.instanceType from the embedded ENI
-// table, else left to the node. A group with only the cluster name gets
+// with "--//": then the first "==nodeboot-N==" that no part holds, or past
+// N=100 one derived from a digest of the parts (convert.Boundary), with a
+// note. Max pods are the group's value, else the VPC CNI formula for
+// spec.instanceType from the embedded ENI table, else left to the node. A group with only the cluster name gets
 // user data without endpoint and CA, which nodeboot (or bootstrap.sh,
 // Start-EKSBootstrap.ps1) looks up at boot; the notes say so.
 package generate

@@ -31,4 +31,7 @@ type Document struct {
 	Source diag.Source
 	Format Format
 	Data   []byte
+	// Boundary is the boundary parameter of a nested multipart part, whose
+	// body Data holds undescended ("" for any other document).
+	Boundary string
 }

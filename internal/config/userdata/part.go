@@ -30,11 +30,12 @@ func (s *mimeSplitter) part(n, open, to int) {
 		s.warnf(src, open+1, "part %d (line %d) has headers but no body", n, open+1)
 	}
 	media := "text/plain"
+	var params map[string]string
 	if ct := hb.get("content-type"); ct == nil {
 		s.warnf(src, open+1, "part %d (line %d) has no Content-Type header; read as text/plain (RFC 2045)", n, open+1)
 	} else {
 		var paramErr, ok bool
-		if media, _, paramErr, ok = s.contentType(src, ct, fmt.Sprintf("part %d", n)); !ok {
+		if media, params, paramErr, ok = s.contentType(src, ct, fmt.Sprintf("part %d", n)); !ok {
 			return
 		}
 		if paramErr {
@@ -42,7 +43,7 @@ func (s *mimeSplitter) part(n, open, to int) {
 		}
 	}
 	src.ContentType = media
-	s.emit(src, fmt.Sprintf("part %d", n), hb, s.bytesBetween(hb.body, to))
+	s.emit(src, fmt.Sprintf("part %d", n), hb, s.bytesBetween(hb.body, to), params["boundary"])
 }
 
 // singleBody reads the body of a MIME message that is not multipart as one
@@ -50,17 +51,20 @@ func (s *mimeSplitter) part(n, open, to int) {
 func (s *mimeSplitter) singleBody(hb headerBlock, media string) {
 	src := s.src
 	src.ContentType = media
-	s.emit(src, "MIME body", hb, s.bytesBetween(hb.body, len(s.lines)))
+	s.emit(src, "MIME body", hb, s.bytesBetween(hb.body, len(s.lines)), "")
 }
 
 // emit decodes a body and appends it as a document; what names it in
-// messages ("part 2", "MIME body").
-func (s *mimeSplitter) emit(src diag.Source, what string, hb headerBlock, body []byte) {
+// messages ("part 2", "MIME body"); boundary is the part's boundary
+// parameter, kept with a nested multipart.
+func (s *mimeSplitter) emit(src diag.Source, what string, hb headerBlock, body []byte, boundary string) {
 	line := hb.body + 1
 	media := src.ContentType
 	if strings.HasPrefix(media, "multipart/") {
 		s.warnf(src, line, "%s (body at line %d) is a nested %s; nested multipart is not descended, listed as %q", what, line, media, FormatOther)
-		s.append(src, FormatOther, line, body)
+		if s.append(src, FormatOther, line, body) {
+			s.docs[len(s.docs)-1].Boundary = boundary
+		}
 		return
 	}
 	data, undone, ok := s.decodeBody(src, what, hb, body, line)
@@ -79,15 +83,18 @@ func (s *mimeSplitter) emit(src diag.Source, what string, hb headerBlock, body [
 	s.append(src, format, line, data)
 }
 
-func (s *mimeSplitter) append(src diag.Source, format Format, line int, data []byte) {
+// append adds a document, reporting whether it did (false past
+// maxDocuments).
+func (s *mimeSplitter) append(src diag.Source, format Format, line int, data []byte) bool {
 	if len(s.docs) >= maxDocuments {
 		s.stopped = true
 		s.errorf(src, line, "the user data holds more than %d documents (MIME parts); nodeboot reads at most %d", maxDocuments, maxDocuments)
-		return
+		return false
 	}
 	src.Format = string(format)
 	src.Line = line
 	s.docs = append(s.docs, Document{Source: src, Format: format, Data: data})
+	return true
 }
 
 // decodeBody undoes Content-Transfer-Encoding, then, like nodeadm, sniffs

@@ -1,0 +1,160 @@
+package generate
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/mail"
+	"strings"
+	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/config/userdata"
+)
+
+// leaf is one non-multipart part as a MIME reader that descends nested
+// multiparts (cloud-init walks them) reads it.
+type leaf struct {
+	media string
+	body  string
+}
+
+// TestUserPartsReadAsWritten generates user data with the user's MIME
+// document merged in and reads the output as cloud-init does (every part,
+// nested multiparts descended, Content-Transfer-Encoding undone): the
+// user's parts come back with their media types and bodies.
+func TestUserPartsReadAsWritten(t *testing.T) {
+	tests := []struct {
+		name string
+		user string
+		want []leaf
+	}{
+		{
+			name: "plain script",
+			user: "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"BB\"\n\n--BB\nContent-Type: text/x-shellscript\n\n#!/bin/sh\necho a\n--BB--\n",
+			want: []leaf{{"text/x-shellscript", "#!/bin/sh\necho a"}},
+		},
+		{
+			name: "nested multipart keeps its boundary",
+			user: "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"BB\"\n\n--BB\nContent-Type: multipart/mixed; boundary=\"IN\"\n\n--IN\nContent-Type: text/x-shellscript\n\n#!/bin/sh\necho inner\n--IN--\n--BB\nContent-Type: text/x-shellscript\n\n#!/bin/sh\necho outer\n--BB--\n",
+			want: []leaf{{"text/x-shellscript", "#!/bin/sh\necho inner"}, {"text/x-shellscript", "#!/bin/sh\necho outer"}},
+		},
+		{
+			name: "nested multipart whose boundary is ours",
+			user: "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"BB\"\n\n--BB\nContent-Type: multipart/mixed; boundary=\"//\"\n\n--//\nContent-Type: text/x-shellscript\n\n#!/bin/sh\necho inner\n--//--\n--BB--\n",
+			want: []leaf{{"text/x-shellscript", "#!/bin/sh\necho inner"}},
+		},
+		{
+			name: "gzip part stays gzip",
+			user: "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"BB\"\n\n--BB\nContent-Type: application/x-gzip\nContent-Transfer-Encoding: base64\n\n" + gzipBase64(t, "#!/bin/sh\necho zipped\n") + "\n--BB--\n",
+			want: []leaf{{"application/x-gzip", "#!/bin/sh\necho zipped\n"}},
+		},
+		{
+			name: "UTF-8 script from quoted-printable",
+			user: "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"BB\"\n\n--BB\nContent-Type: text/x-shellscript\nContent-Transfer-Encoding: quoted-printable\n\n#!/bin/sh\necho caf=C3=A9\n--BB--\n",
+			want: []leaf{{"text/x-shellscript", "#!/bin/sh\necho café\n"}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			docs, probs := userdata.Split(diag.Source{URI: "user"}, []byte(tc.user))
+			if probs.HasErrors() {
+				t.Fatal(probs)
+			}
+			g := readGroup(t, "minimal")
+			out, err := Generate(Input{Group: g, Family: FamilyAL2023, Producer: ProducerKarpenter, User: docs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := readLeaves(t, out.UserData)
+			if len(got) != len(tc.want)+1 {
+				t.Fatalf("parts %q, want %q and Karpenter's\n%s", got, tc.want, out.UserData)
+			}
+			for i, w := range tc.want {
+				if got[i] != w {
+					t.Errorf("part %d = %q, want %q\n%s", i+1, got[i], w, out.UserData)
+				}
+			}
+		})
+	}
+}
+
+// readLeaves reads a MIME message as cloud-init does: every leaf part, in
+// order, nested multiparts descended.
+func readLeaves(t *testing.T, data []byte) []leaf {
+	t.Helper()
+	msg, err := mail.ReadMessage(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return readMultipart(t, msg.Header.Get("Content-Type"), msg.Body)
+}
+
+func readMultipart(t *testing.T, contentType string, body io.Reader) []leaf {
+	t.Helper()
+	_, params, err := mime.ParseMediaType(contentType)
+	if err != nil || params["boundary"] == "" {
+		t.Fatalf("multipart Content-Type %q: no boundary (%v)", contentType, err)
+	}
+	var out []leaf
+	r := multipart.NewReader(body, params["boundary"])
+	for {
+		p, err := r.NextPart()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		ct := p.Header.Get("Content-Type")
+		media, _, _ := mime.ParseMediaType(ct)
+		if strings.HasPrefix(media, "multipart/") {
+			out = append(out, readMultipart(t, ct, p)...)
+			continue
+		}
+		out = append(out, leaf{media, string(decodeLeaf(t, p, media))})
+	}
+}
+
+// decodeLeaf undoes a part's base64 Content-Transfer-Encoding and, for a
+// gzip media type, gzip, as cloud-init does.
+func decodeLeaf(t *testing.T, p *multipart.Part, media string) []byte {
+	t.Helper()
+	b, err := io.ReadAll(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.EqualFold(p.Header.Get("Content-Transfer-Encoding"), "base64") {
+		if b, err = base64.StdEncoding.DecodeString(strings.ReplaceAll(string(b), "\n", "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !strings.Contains(media, "gzip") {
+		return b
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s part: %v", media, err)
+	}
+	if b, err = io.ReadAll(zr); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// gzipBase64 is s gzipped, then base64-encoded.
+func gzipBase64(t *testing.T, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write([]byte(s)); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(b.Bytes())
+}
