@@ -2,13 +2,10 @@ package convert
 
 import (
 	"bytes"
-	"encoding/base64"
-	"io"
-	"mime"
-	"mime/multipart"
-	"net/mail"
 	"strings"
 	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/testing/mimetest"
 )
 
 // FuzzMIME writes two parts with arbitrary bodies and checks the document:
@@ -32,38 +29,23 @@ func FuzzMIME(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		msg, err := mail.ReadMessage(bytes.NewReader(doc))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, params, err := mime.ParseMediaType(msg.Header.Get("Content-Type"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		delim := []byte("--" + params["boundary"])
+		boundary, got := mimetest.Parts(t, doc)
+		delim := []byte("--" + boundary)
 		n := 0
 		for _, line := range bytes.FieldsFunc(doc, isLineBreak) {
 			if bytes.HasPrefix(line, delim) {
 				n++
 			}
 		}
-		if n != len(parts)+1 {
-			t.Fatalf("%d delimiter lines, want %d:\n%q", n, len(parts)+1, doc)
+		if n != len(parts)+1 || len(got) != len(parts) {
+			t.Fatalf("%d delimiter lines and %d parts, want %d and %d:\n%q", n, len(got), len(parts)+1, len(parts), doc)
 		}
-		r := multipart.NewReader(msg.Body, params["boundary"])
 		for i, want := range []string{a, b} {
-			p, err := r.NextPart()
-			if err != nil {
-				t.Fatalf("part %d: %v", i+1, err)
-			}
-			got, _ := io.ReadAll(p)
-			if p.Header.Get("Content-Transfer-Encoding") == "base64" {
-				got, _ = base64.StdEncoding.DecodeString(strings.ReplaceAll(string(got), "\n", ""))
-			} else {
+			if !got[i].Base64 {
 				want = strings.TrimSuffix(want, "\n")
 			}
-			if string(got) != want {
-				t.Fatalf("part %d = %q, want %q", i+1, got, want)
+			if string(got[i].Body) != want {
+				t.Fatalf("part %d = %q, want %q", i+1, got[i].Body, want)
 			}
 		}
 	})

@@ -1,18 +1,13 @@
 package convert
 
 import (
-	"bytes"
-	"encoding/base64"
 	"fmt"
-	"io"
-	"mime"
-	"mime/multipart"
-	"net/mail"
 	"strings"
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
+	"github.com/nodeboot/nodeboot/internal/testing/mimetest"
 )
 
 // TestMIMEIsWellFormed writes parts holding delimiter-like lines and reads
@@ -49,25 +44,18 @@ func TestMIMEIsWellFormed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, params, err := mime.ParseMediaType(strings.TrimPrefix(strings.SplitN(string(doc), "\n", 3)[1], "Content-Type: "))
-			hashed := strings.HasPrefix(params["boundary"], "==nodeboot-") && len(params["boundary"]) > len("==nodeboot-1000==")
-			if err != nil || tc.hashed != hashed || !tc.hashed && params["boundary"] != tc.wantBoundary {
-				t.Fatalf("boundary %q (%v), want %q (hashed %v)", params["boundary"], err, tc.wantBoundary, tc.hashed)
+			boundary, got := mimetest.Parts(t, doc)
+			hashed := strings.HasPrefix(boundary, "==nodeboot-") && len(boundary) > len("==nodeboot-1000==")
+			if tc.hashed != hashed || !tc.hashed && boundary != tc.wantBoundary {
+				t.Fatalf("boundary %q, want %q (hashed %v)", boundary, tc.wantBoundary, tc.hashed)
 			}
-			body := doc[bytes.Index(doc, []byte("\n\n"))+2:]
-			r := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+			if len(got) != len(tc.bodies) {
+				t.Fatalf("%d parts, want %d:\n%s", len(got), len(tc.bodies), doc)
+			}
 			for i, want := range tc.bodies {
-				p, err := r.NextPart()
-				if err != nil {
-					t.Fatalf("part %d: %v", i, err)
+				if body := got[i].Body; strings.TrimSuffix(string(body), "\n") != strings.TrimSuffix(want, "\n") {
+					t.Errorf("part %d = %q, want %q", i+1, body, want)
 				}
-				got, _ := io.ReadAll(p)
-				if strings.TrimSuffix(string(got), "\n") != strings.TrimSuffix(want, "\n") {
-					t.Errorf("part %d = %q, want %q", i, got, want)
-				}
-			}
-			if _, err := r.NextPart(); err != io.EOF {
-				t.Errorf("after the parts: %v, want the end of the document", err)
 			}
 		})
 	}
@@ -115,25 +103,13 @@ func TestMIMEEncodesNonASCII(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			msg, err := mail.ReadMessage(bytes.NewReader(doc))
-			if err != nil {
-				t.Fatal(err)
+			_, parts := mimetest.Parts(t, doc)
+			if len(parts) != 1 {
+				t.Fatalf("%d parts, want 1:\n%s", len(parts), doc)
 			}
-			_, params, _ := mime.ParseMediaType(msg.Header.Get("Content-Type"))
-			p, err := multipart.NewReader(msg.Body, params["boundary"]).NextPart()
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, _ := io.ReadAll(p)
-			encoded := p.Header.Get("Content-Transfer-Encoding") == "base64"
+			got, encoded := parts[0].Body, parts[0].Base64
 			if encoded != tc.wantEncoded {
 				t.Fatalf("base64 encoded: %v, want %v:\n%s", encoded, tc.wantEncoded, doc)
-			}
-			if encoded {
-				got, err = base64.StdEncoding.DecodeString(strings.NewReplacer("\n", "", "\r", "").Replace(string(got)))
-				if err != nil {
-					t.Fatal(err)
-				}
 			}
 			if want := strings.TrimSuffix(tc.body, "\n"); strings.TrimSuffix(string(got), "\n") != want {
 				t.Errorf("Go reader: body %q, want %q", got, want)

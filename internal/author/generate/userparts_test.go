@@ -4,15 +4,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/base64"
-	"io"
-	"mime"
-	"mime/multipart"
-	"net/mail"
-	"strings"
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
+	"github.com/nodeboot/nodeboot/internal/testing/mimetest"
 )
 
 // leaf is one non-multipart part as a MIME reader that descends nested
@@ -69,7 +65,7 @@ func TestUserPartsReadAsWritten(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := readLeaves(t, out.UserData)
+			got := leavesOf(t, out.UserData)
 			if len(got) != len(tc.want)+1 {
 				t.Fatalf("parts %q, want %q and Karpenter's\n%s", got, tc.want, out.UserData)
 			}
@@ -82,67 +78,15 @@ func TestUserPartsReadAsWritten(t *testing.T) {
 	}
 }
 
-// readLeaves reads a MIME message as cloud-init does: every leaf part, in
-// order, nested multiparts descended.
-func readLeaves(t *testing.T, data []byte) []leaf {
+// leavesOf reads data as cloud-init does (mimetest.Leaves): every part
+// that is not multipart, in order, with its media type and body.
+func leavesOf(t *testing.T, data []byte) []leaf {
 	t.Helper()
-	msg, err := mail.ReadMessage(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return readMultipart(t, msg.Header.Get("Content-Type"), msg.Body)
-}
-
-func readMultipart(t *testing.T, contentType string, body io.Reader) []leaf {
-	t.Helper()
-	_, params, err := mime.ParseMediaType(contentType)
-	if err != nil || params["boundary"] == "" {
-		t.Fatalf("multipart Content-Type %q: no boundary (%v)", contentType, err)
-	}
 	var out []leaf
-	r := multipart.NewReader(body, params["boundary"])
-	for {
-		p, err := r.NextPart()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		ct := p.Header.Get("Content-Type")
-		media, _, _ := mime.ParseMediaType(ct)
-		if strings.HasPrefix(media, "multipart/") {
-			out = append(out, readMultipart(t, ct, p)...)
-			continue
-		}
-		out = append(out, leaf{media, string(decodeLeaf(t, p, media))})
+	for _, p := range mimetest.Leaves(t, data) {
+		out = append(out, leaf{p.Media, string(p.Body)})
 	}
-}
-
-// decodeLeaf undoes a part's base64 Content-Transfer-Encoding and, for a
-// gzip media type, gzip, as cloud-init does.
-func decodeLeaf(t *testing.T, p *multipart.Part, media string) []byte {
-	t.Helper()
-	b, err := io.ReadAll(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.EqualFold(p.Header.Get("Content-Transfer-Encoding"), "base64") {
-		if b, err = base64.StdEncoding.DecodeString(strings.ReplaceAll(string(b), "\n", "")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if !strings.Contains(media, "gzip") {
-		return b
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("%s part: %v", media, err)
-	}
-	if b, err = io.ReadAll(zr); err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return out
 }
 
 // gzipBase64 is s gzipped, then base64-encoded.
