@@ -1,8 +1,6 @@
 package generate
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/base64"
 	"testing"
 
@@ -92,13 +90,5 @@ func leavesOf(t *testing.T, data []byte) []leaf {
 // gzipBase64 is s gzipped, then base64-encoded.
 func gzipBase64(t *testing.T, s string) string {
 	t.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	if _, err := zw.Write([]byte(s)); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return base64.StdEncoding.EncodeToString(b.Bytes())
+	return base64.StdEncoding.EncodeToString(mimetest.Gzip(t, s))
 }

@@ -1,12 +1,12 @@
 package userdata
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/base64"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/testing/mimetest"
 )
 
 // lf joins lines with "\n" and ends with one, so test payloads read like
@@ -15,15 +15,7 @@ func lf(lines ...string) string { return strings.Join(lines, "\n") + "\n" }
 
 func gzipBytes(t testing.TB, s string) string {
 	t.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	if _, err := zw.Write([]byte(s)); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
+	return string(mimetest.Gzip(t, s))
 }
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }

@@ -117,3 +117,17 @@ func gunzip(t testing.TB, media string, b []byte) []byte {
 	}
 	return out
 }
+
+// Gzip is s gzipped, as a test writes a gzip part.
+func Gzip(t testing.TB, s string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write([]byte(s)); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}

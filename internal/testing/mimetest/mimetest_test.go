@@ -1,19 +1,13 @@
 package mimetest
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/base64"
 	"testing"
 )
 
 // TestLeaves reads messages with every form Leaves undoes.
 func TestLeaves(t *testing.T) {
-	var z bytes.Buffer
-	zw := gzip.NewWriter(&z)
-	zw.Write([]byte("zipped\n"))
-	zw.Close()
-	zipped := base64.StdEncoding.EncodeToString(z.Bytes())
+	zipped := base64.StdEncoding.EncodeToString(Gzip(t, "zipped\n"))
 	tests := []struct {
 		name      string
 		doc       string
