@@ -269,7 +269,7 @@ func httpProxy(t *testing.T, p *pair) {
 		{[]string{"init"}, "expected-nodeadm-traffic.log"},
 	} {
 		p.nodeadm.cloud.proxy.reset()
-		p.boots(t, nil, append([]string{"nodeadm"}, phase.args...)...)
+		o := p.boots(t, nil, append([]string{"nodeadm"}, phase.args...)...)
 		want, err := os.ReadFile(p.caseFile(phase.expected))
 		if err != nil {
 			t.Fatal(err)
@@ -284,7 +284,12 @@ func httpProxy(t *testing.T, p *pair) {
 				got = collapseRepeats(got)
 			}
 			if got != wantHere {
-				t.Errorf("nodeadm %s: %s's requests through the proxy:\n%s\nwant (%s):\n%s", strings.Join(phase.args, " "), n.agent.name, got, phase.expected, wantHere)
+				run := o.nodeadm
+				if n == p.nodeboot {
+					run = o.nodeboot
+				}
+				t.Errorf("nodeadm %s: %s's requests through the proxy:\n%s\nwant (%s):\n%s\n%s's run (an SDK retry shows in its log):\n%s",
+					strings.Join(phase.args, " "), n.agent.name, got, phase.expected, wantHere, n.agent.name, run)
 			}
 		}
 	}
