@@ -47,7 +47,8 @@
 // with "--//": then the first "==nodeboot-N==" that no part holds, or past
 // N=100 one derived from a digest of the parts (convert.Boundary), with a
 // note. Max pods are the group's value, else the VPC CNI formula for
-// spec.instanceType from the embedded ENI table, else left to the node. A group with only the cluster name gets
-// user data without endpoint and CA, which nodeboot (or bootstrap.sh,
-// Start-EKSBootstrap.ps1) looks up at boot; the notes say so.
+// spec.instanceType from the embedded ENI table, else left to the node. A
+// group with only the cluster name gets user data without endpoint and CA,
+// which nodeboot (or bootstrap.sh, Start-EKSBootstrap.ps1) looks up at
+// boot; the notes say so.
 package generate
