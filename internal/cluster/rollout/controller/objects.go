@@ -40,8 +40,12 @@ func newUnstructuredRolloutList() *unstructured.UnstructuredList {
 	return l
 }
 
-// decodeRollout decodes one rollout.
+// decodeRollout decodes one rollout; a number its field cannot hold is
+// an error (checkIntRanges), not a truncated value.
 func decodeRollout(u *unstructured.Unstructured) (*rolloutv1.NodeGroupRollout, error) {
+	if err := checkIntRanges(u.UnstructuredContent()); err != nil {
+		return nil, fmt.Errorf("the controller cannot read NodeGroupRollout %s: %w", u.GetName(), err)
+	}
 	ro := &rolloutv1.NodeGroupRollout{}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.UnstructuredContent(), ro); err != nil {
 		return nil, fmt.Errorf("the controller cannot read NodeGroupRollout %s: %w", u.GetName(), err)
