@@ -317,15 +317,20 @@ func (s *Source) waitForBatch(ctx context.Context) bool {
 
 func (s *Source) fullBatchQueued() bool { return s.queuedCount() >= s.opts.BatchSize }
 
-// callOnce answers one batch of the queue.
+// callOnce answers one batch of the queue or, while the source backs off
+// after a failed call, the whole queue with that failure and no call: the
+// batches queued behind a throttled call wait for the backoff to end.
 func (s *Source) callOnce(ctx context.Context) {
-	keys := s.takeBatch()
+	keys := s.failQueued()
 	if len(keys) == 0 {
-		return
+		keys = s.takeBatch()
+		if len(keys) == 0 {
+			return
+		}
+		s.lastCall = time.Now()
+		found, err := s.fetch(ctx, keys)
+		s.store(keys, found, err)
 	}
-	s.lastCall = time.Now()
-	found, err := s.fetch(ctx, keys)
-	s.store(keys, found, err)
 	s.mu.Lock()
 	ready := s.ready
 	s.mu.Unlock()
@@ -334,6 +339,29 @@ func (s *Source) callOnce(ctx context.Context) {
 			ready(k)
 		}
 	}
+}
+
+// failQueued answers every queued key with the last failure while the
+// backoff lasts, and returns the keys it answered.
+func (s *Source) failQueued() []policy.InstanceKey {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.opts.Clock.Now()
+	err, ok := s.backoff.failure(now)
+	if !ok || len(s.queue) == 0 {
+		return nil
+	}
+	keys := s.queue
+	s.queue = nil
+	if len(s.cache)+len(keys) > s.opts.MaxEntries {
+		s.evict(now, len(keys))
+	}
+	for _, k := range keys {
+		delete(s.queued, k)
+		s.cache[k] = entry{err: err, transient: s.backoff.transient, expires: s.backoff.until}
+		s.observe("backoff")
+	}
+	return keys
 }
 
 // takeBatch removes up to BatchSize keys of one kind (instance IDs, or

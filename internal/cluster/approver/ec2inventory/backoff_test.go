@@ -1,0 +1,51 @@
+package ec2inventory
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
+	"github.com/nodeboot/nodeboot/internal/testing/awstest"
+)
+
+// TestThrottledBurstBacksOffTheQueuedBatches: while EC2 throttles, a burst
+// of lookups larger than a batch costs one call (its SDK attempts); the
+// batches still queued are answered with the failure during the backoff
+// instead of being called one after another.
+func TestThrottledBurstBacksOffTheQueuedBatches(t *testing.T) {
+	tests := []struct {
+		name      string
+		keys      int
+		batchSize int
+		wantCalls int // HTTP requests: one call of 2 attempts
+	}{
+		{name: "three batches queued", keys: 5, batchSize: 2, wantCalls: 2},
+		{name: "seven full batches queued", keys: 1000, batchSize: 150, wantCalls: 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, f := newSource(t, Options{BatchSize: tc.batchSize})
+			f.stub.FailAlways(awstest.ActionDescribeInstances, awstest.EC2Throttling)
+			var keys []policy.InstanceKey
+			for i := range tc.keys {
+				keys = append(keys, policy.InstanceKey{ID: fmt.Sprintf("i-0%016x", i+1)})
+			}
+			for _, k := range keys {
+				if _, ok := s.Lookup(t.Context(), k); ok {
+					t.Fatalf("Lookup(%s) answered before any call", k)
+				}
+			}
+			waitReady(t, f, keys...)
+			if got := f.calls(); got != tc.wantCalls {
+				t.Errorf("DescribeInstances requests = %d, want %d", got, tc.wantCalls)
+			}
+			for _, k := range keys {
+				ans, ok := s.Lookup(t.Context(), k)
+				if !ok || ans.Err == nil || !ans.Transient || len(ans.Instances) != 0 || !strings.Contains(ans.Err.Error(), "RequestLimitExceeded") {
+					t.Fatalf("Lookup(%s) = %+v, %v; want the transient throttling failure", k, ans, ok)
+				}
+			}
+		})
+	}
+}
