@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nodeboot/nodeboot/internal/cluster/approver/policy"
 	"github.com/nodeboot/nodeboot/internal/testing/awstest"
@@ -45,6 +46,30 @@ func TestThrottledBurstBacksOffTheQueuedBatches(t *testing.T) {
 				if !ok || ans.Err == nil || !ans.Transient || len(ans.Instances) != 0 || !strings.Contains(ans.Err.Error(), "RequestLimitExceeded") {
 					t.Fatalf("Lookup(%s) = %+v, %v; want the transient throttling failure", k, ans, ok)
 				}
+			}
+		})
+	}
+}
+
+// TestRateLimitWaitPastTheTimeoutIsTransient: a call the client-side rate
+// limit holds past the lookup timeout fails as a timeout does, transiently,
+// so that its CSRs wait rather than being denied at once.
+func TestRateLimitWaitPastTheTimeoutIsTransient(t *testing.T) {
+	tests := []struct {
+		name string
+		opts Options
+	}{
+		{name: "one token, taken by DescribeCluster", opts: Options{Rate: 0.05, Burst: 1, Timeout: 200 * time.Millisecond}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, f := newSource(t, tc.opts)
+			ans := lookup(t, s, f, policy.InstanceKey{ID: instanceA})
+			if ans.Err == nil || !ans.Transient {
+				t.Fatalf("Lookup() = %+v, want a transient rate-limit failure", ans)
+			}
+			if f.calls() != 0 {
+				t.Errorf("DescribeInstances requests = %d, want 0", f.calls())
 			}
 		})
 	}

@@ -393,8 +393,8 @@ func (s *Source) fetch(ctx context.Context, keys []policy.InstanceKey) ([]ec2ins
 	if err := s.findHome(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.limiter.Wait(ctx); err != nil {
-		return nil, fmt.Errorf("waiting for the EC2 call rate limit: %w", err)
+	if err := s.waitRate(ctx); err != nil {
+		return nil, err
 	}
 	filter, values := "instance-id", make([]string, len(keys))
 	for i, k := range keys {
@@ -411,6 +411,20 @@ func (s *Source) fetch(ctx context.Context, keys []policy.InstanceKey) ([]ec2ins
 	return found, err
 }
 
+// waitRate waits for the rate limit. A wait that would outlast ctx's
+// deadline fails as a timeout (context.DeadlineExceeded), transiently, like
+// the call it paces would.
+func (s *Source) waitRate(ctx context.Context) error {
+	err := s.limiter.Wait(ctx)
+	if err != nil && ctx.Err() == nil {
+		err = fmt.Errorf("%w: %w", context.DeadlineExceeded, err)
+	}
+	if err != nil {
+		return fmt.Errorf("waiting for the EC2 call rate limit: %w", err)
+	}
+	return nil
+}
+
 // findHome asks for the cluster's VPC and account once.
 func (s *Source) findHome(ctx context.Context) error {
 	s.mu.Lock()
@@ -419,8 +433,8 @@ func (s *Source) findHome(ctx context.Context) error {
 	if known {
 		return nil
 	}
-	if err := s.limiter.Wait(ctx); err != nil {
-		return fmt.Errorf("waiting for the EC2 call rate limit: %w", err)
+	if err := s.waitRate(ctx); err != nil {
+		return err
 	}
 	home, err := s.homeFn(ctx)
 	s.observeCall("DescribeCluster", 0, err)
