@@ -114,7 +114,7 @@ func userPart(d userdata.Document, f Family, p Producer) (Part, error) {
 // mimePartType) and body, gzipped again when its type says gzip.
 func mimeUserPart(part Part, d userdata.Document) (Part, error) {
 	part.ContentType = mimePartType(d)
-	if isGzipType(d.Source.ContentType) && !bytes.HasPrefix(d.Data, gzipMagic) {
+	if isGzipType(d.Source.ContentType) && !userdata.IsGzip(d.Data) {
 		body, err := gzipBody(d.Data)
 		if err != nil {
 			return Part{}, fmt.Errorf("%w: %s: %w", ErrUserData, d.Source, err)
@@ -147,8 +147,6 @@ var gzipTypes = []string{
 	"application/x-compress", "application/x-compressed", "application/x-gunzip",
 	"application/x-gzip", "application/x-gzip-compressed",
 }
-
-var gzipMagic = []byte{0x1f, 0x8b}
 
 // isGzipType reports whether a part of this media type is read as gzip.
 func isGzipType(media string) bool {

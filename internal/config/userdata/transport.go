@@ -17,6 +17,10 @@ const maxInflatedSize = 16 << 20
 
 var gzipMagic = []byte{0x1f, 0x8b}
 
+// IsGzip reports whether data is a gzip stream (starts with its magic), as
+// reading user data decides before it gunzips.
+func IsGzip(data []byte) bool { return bytes.HasPrefix(data, gzipMagic) }
+
 // Names of transport encodings, as diag.Source.Decoded carries them.
 const (
 	encodingBase64          = "base64"
@@ -37,7 +41,7 @@ func undoTransport(data []byte, detectBase64 bool, limit int) ([]byte, string, e
 			data, undone = dec, encodingBase64
 		}
 	}
-	if bytes.HasPrefix(data, gzipMagic) {
+	if IsGzip(data) {
 		out, err := gunzip(data, limit)
 		return out, wrappedIn(encodingGzip, undone), err
 	}
@@ -86,7 +90,7 @@ func sniffBase64(data []byte) ([]byte, bool) {
 		return nil, false
 	}
 	dec = dec[:n]
-	if bytes.HasPrefix(dec, gzipMagic) || isEncodedText(dec) {
+	if IsGzip(dec) || isEncodedText(dec) {
 		return dec, true
 	}
 	return nil, false
