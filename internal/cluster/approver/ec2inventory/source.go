@@ -416,13 +416,13 @@ func (s *Source) fetch(ctx context.Context, keys []policy.InstanceKey) ([]ec2ins
 // the call it paces would.
 func (s *Source) waitRate(ctx context.Context) error {
 	err := s.limiter.Wait(ctx)
-	if err != nil && ctx.Err() == nil {
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() == nil {
 		err = fmt.Errorf("%w: %w", context.DeadlineExceeded, err)
 	}
-	if err != nil {
-		return fmt.Errorf("waiting for the EC2 call rate limit: %w", err)
-	}
-	return nil
+	return fmt.Errorf("waiting for the EC2 call rate limit: %w", err)
 }
 
 // findHome asks for the cluster's VPC and account once.
