@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -120,6 +121,13 @@ type rolloutBenchReport struct {
 	WorldLaunchWait, Reaction    string
 	WorldLaunchWaitWithEvictions string
 	TotalOverWorldFloor          float64
+	// CoresInDrains and CoresInFloor are the cores each process of the
+	// world used on average during the batches' drains (picked → drained)
+	// and during the floor's rounds (first eviction → pods gone), with
+	// this process ("harness") and the machine as a whole ("machine",
+	// every process): where the two shared cores went while the API
+	// server evicted for the controller and for the floor.
+	CoresInDrains, CoresInFloor map[string]float64
 }
 
 // benchNodes is the group's size: EnvBenchNodes, else 500.
@@ -165,6 +173,7 @@ func TestRolloutScale(t *testing.T) {
 	awsBefore := awsCounts(w)
 
 	watch := w.watchBench(t, "scale")
+	cpu := startCPUSampler(slices.Clone(w.c.procs.procs), 500*time.Millisecond)
 	apfBefore := w.apfWaits(t)
 	loadBefore := loadAverage()
 	start, total, ro := w.runScaleRollout(t, g)
@@ -194,6 +203,8 @@ func TestRolloutScale(t *testing.T) {
 	floorAPF := w.apfWaits(t)
 	floor := w.measureFloor(t, ws[0], perBatch)
 	rep.FloorAPFWait = apfDiff(floorAPF, w.apfWaits(t))
+	cpu.stop()
+	rep.CoresInDrains, rep.CoresInFloor = cpu.cores(watch.drains()), cpu.cores(floor.roundWindows())
 	rep.addFloor(total, ideal, floor)
 	waves := watch.waves(start, w.inServiceTimes(), benchLaunch)
 	rep.Precise = watch.timeline(start, waves)
@@ -456,15 +467,11 @@ func awsCounts(w *rolloutWorld) map[string]int {
 // processCPU returns the user+system CPU seconds of a process.
 func processCPU(t *testing.T, pid int) float64 {
 	t.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	sec, err := readProcessCPU(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Fields after the command (which may contain spaces) in parentheses.
-	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+2:]))
-	utime, _ := strconv.ParseFloat(fields[11], 64)
-	stime, _ := strconv.ParseFloat(fields[12], 64)
-	return (utime + stime) / 100 // USER_HZ
+	return sec
 }
 
 // procStatusMiB returns a memory figure of /proc/PID/status (VmHWM: the
@@ -551,6 +558,16 @@ type floorMeasure struct {
 	samples, rounds      []evictionFloor
 	choice               int
 	answered, gone, best time.Duration
+}
+
+// roundWindows returns when each round at the chosen concurrency ran:
+// first eviction → pods gone.
+func (m floorMeasure) roundWindows() [][2]time.Time {
+	var out [][2]time.Time
+	for _, f := range m.rounds {
+		out = append(out, [2]time.Time{f.started, f.started.Add(f.gone)})
+	}
+	return out
 }
 
 // measureFloor measures the eviction floor of perBatch pods of wl.

@@ -126,6 +126,19 @@ func (bw *benchWatch) rollout(ro *rolloutv1.NodeGroupRollout, at time.Time) {
 	}
 }
 
+// drains returns every batch's drain as seen: picked → drained.
+func (bw *benchWatch) drains() [][2]time.Time {
+	bw.mu.Lock()
+	defer bw.mu.Unlock()
+	var out [][2]time.Time
+	for b, picked := range bw.picked {
+		if drained, ok := bw.drained[b]; ok {
+			out = append(out, [2]time.Time{picked, drained})
+		}
+	}
+	return out
+}
+
 // benchWave is one wait for new capacity: the surge's (batch 0) or the
 // back-fill of a batch's terminations, before the next batch was picked.
 type benchWave struct {

@@ -33,6 +33,8 @@ type evictionFloor struct {
 	// PerSecond is Pods / Answered.
 	PerSecond      float64
 	answered, gone time.Duration
+	// started is when the first eviction was sent.
+	started time.Time
 }
 
 // measureEvictionFloor evicts n Ready pods of the Deployment wl (whose
@@ -104,7 +106,7 @@ func (w *rolloutWorld) measureEvictionFloor(t *testing.T, evictor client.Client,
 	gone := time.Since(start)
 	w.waitWorkloads(t, ns, []workload{wl}, 5*time.Minute)
 	return evictionFloor{Concurrency: concurrency, Pods: n, Answered: answered.Round(time.Millisecond).String(),
-		Gone: gone.Round(time.Millisecond).String(), Refused: refused, PerSecond: float64(n) / answered.Seconds(), answered: answered, gone: gone}
+		Gone: gone.Round(time.Millisecond).String(), Refused: refused, PerSecond: float64(n) / answered.Seconds(), answered: answered, gone: gone, started: start}
 }
 
 // evict asks the Eviction API through c to evict p (that very pod: UID
