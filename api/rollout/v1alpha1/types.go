@@ -349,6 +349,10 @@ const (
 	// ReasonInvalidObject: the controller cannot decode the object (an
 	// object stored before its CRD validated it).
 	ReasonInvalidObject = "InvalidObject"
+	// ReasonInvalidStatus: the status holds what the controller never
+	// writes (edited through the status subresource, say), so it does
+	// not act on it.
+	ReasonInvalidStatus = "InvalidStatus"
 	// ReasonAsExpected: nothing is wrong.
 	ReasonAsExpected = "AsExpected"
 	// ReasonPending: the controller has not started the rollout yet.

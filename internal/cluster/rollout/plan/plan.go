@@ -109,6 +109,9 @@ func (w *world) outdated(st *rolloutv1.NodeGroupRolloutStatus) []nodegroup.Insta
 // decision. A rollout being deleted is aborted (the controller's finalizer
 // holds the deletion until it is Aborted).
 func Plan(s Snapshot) Decision {
+	if err := CheckStatus(s.Rollout, s.Now); err != nil {
+		return Distrust(s.Rollout, s.Now, err)
+	}
 	w := newWorld(s)
 	d := &Decision{Status: *s.Rollout.Status.DeepCopy()}
 	w.plan(d)
