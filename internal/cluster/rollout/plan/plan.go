@@ -218,6 +218,9 @@ func (w *world) retry(d *Decision) {
 	if st.Phase == "" {
 		st.Phase = rolloutv1.PhaseInitializing
 	}
+	if st.Failure != nil && st.Failure.Code == rolloutv1.LaunchTemplateError && st.Target != nil && hasStarted(st.Phase) {
+		d.Actions = append(d.Actions, SetLaunchTemplate{Template: nodegroup.LaunchTemplate{ID: st.Target.ID, Version: st.Target.Version}})
+	}
 	st.Failure = nil
 	if st.WaitingSince != nil {
 		st.WaitingSince = &w.now

@@ -149,3 +149,31 @@ func TestUntrustedStatusFixed(t *testing.T) {
 		t.Errorf("Degraded %+v after the fix, want False", c)
 	}
 }
+
+// TestGroupLaunchesAnotherVersion: a group pointed at another version
+// mid-rollout (or a status naming a target the group never had) fails the
+// rollout instead of replacing the nodes it launches without end; a spec
+// change points the group back at the target and goes on.
+func TestGroupLaunchesAnotherVersion(t *testing.T) {
+	for _, phase := range []rolloutv1.Phase{rolloutv1.PhaseUpgrading, rolloutv1.PhaseScalingUp} {
+		t.Run(string(phase), func(t *testing.T) {
+			s := blockedDrain(t)
+			s.ro.Status.Phase = phase
+			s.group.LaunchTemplate.Version = "3"
+			d := s.plan()
+			mustPhase(t, d, rolloutv1.PhaseFailed)
+			if d.Status.Failure.Code != rolloutv1.LaunchTemplateError || !strings.Contains(d.Status.Failure.Message, "version 3, not the target lt-1 version 2") {
+				t.Errorf("failure %+v", d.Status.Failure)
+			}
+			if len(d.Actions) != 0 {
+				t.Errorf("actions %v", d.Actions)
+			}
+			s.ro.Spec.Force = true
+			s.ro.Generation++
+			d = s.plan()
+			if got := actionsOf[SetLaunchTemplate](d); len(got) != 1 || got[0].Template.Version != "2" || d.Status.Phase == rolloutv1.PhaseFailed {
+				t.Errorf("retry: phase %s actions %v, want the group pointed back at version 2", d.Status.Phase, d.Actions)
+			}
+		})
+	}
+}
