@@ -54,6 +54,12 @@ func testEditedStatus(t *testing.T, w *rolloutWorld) {
 			t.Errorf("status patch %s: the API server answered %v, want Invalid with %q", e.patch, err, e.want)
 		}
 	}
+	for _, patch := range []string{`{"spec":{"imageID":null}}`, `{"spec":{"imageID":null,"launchTemplateVersion":"3"}}`} {
+		err := w.client.Patch(ctx, ro.DeepCopy(), client.RawPatch("application/merge-patch+json", []byte(patch)), client.DryRunAll)
+		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "the target cannot change once created") {
+			t.Errorf("spec patch %s: the API server answered %v, want Invalid: the target is immutable", patch, err)
+		}
+	}
 	w.patchStatus(t, "edited", `{"status":{"maxUnavailable":0}}`)
 	w.waitRollout(t, "edited", "the edited status reported", rolloutHang, func(ro *rolloutv1.NodeGroupRollout) bool {
 		c := meta.FindStatusCondition(ro.Status.Conditions, rolloutv1.ConditionDegraded)

@@ -37,7 +37,12 @@ type NodeGroupRolloutList struct {
 
 // NodeGroupRolloutSpec says what to roll out and how.
 //
+// The rules of the target's fields compare a value with the old one only
+// when both are set; the spec's compares whether each is set, so that the
+// target cannot be added, removed or swapped for the other field either.
+//
 // +kubebuilder:validation:XValidation:rule="!(has(self.launchTemplateVersion) && has(self.imageID))",message="set at most one of launchTemplateVersion and imageID"
+// +kubebuilder:validation:XValidation:rule="has(self.launchTemplateVersion) == has(oldSelf.launchTemplateVersion) && has(self.imageID) == has(oldSelf.imageID)",message="the target cannot change once created: launchTemplateVersion and imageID cannot be added or removed"
 type NodeGroupRolloutSpec struct {
 	// NodeGroup is the Auto Scaling group whose nodes are replaced.
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="nodeGroup is immutable"
