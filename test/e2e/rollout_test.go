@@ -55,6 +55,7 @@ func TestRollout(t *testing.T) {
 		t.Run("pause and resume", func(t *testing.T) { t.Parallel(); testPauseResume(t, w) })
 		t.Run("abort", func(t *testing.T) { t.Parallel(); testAbort(t, w) })
 		t.Run("deleted mid-way", func(t *testing.T) { t.Parallel(); testDelete(t, w) })
+		t.Run("edited status", func(t *testing.T) { t.Parallel(); testEditedStatus(t, w) })
 	})
 	w.waitInvalidObjectReported(t, "broken")
 }

@@ -37,7 +37,12 @@ type NodeGroupRolloutList struct {
 
 // NodeGroupRolloutSpec says what to roll out and how.
 //
+// The rules of the target's fields compare a value with the old one only
+// when both are set; the spec's compares whether each is set, so that the
+// target cannot be added, removed or swapped for the other field either.
+//
 // +kubebuilder:validation:XValidation:rule="!(has(self.launchTemplateVersion) && has(self.imageID))",message="set at most one of launchTemplateVersion and imageID"
+// +kubebuilder:validation:XValidation:rule="has(self.launchTemplateVersion) == has(oldSelf.launchTemplateVersion) && has(self.imageID) == has(oldSelf.imageID)",message="the target cannot change once created: launchTemplateVersion and imageID cannot be added or removed"
 type NodeGroupRolloutSpec struct {
 	// NodeGroup is the Auto Scaling group whose nodes are replaced.
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="nodeGroup is immutable"
@@ -216,11 +221,17 @@ const (
 	OrderName   NodeOrder = "Name"
 )
 
-// Every int32 field of the status carries the int32 range as its bounds:
+// Every int32 field of the status carries bounds within the int32 range:
 // the API server does not enforce format: int32, so it would store
 // batch: 3000000000, which a typed client (nodeboot-rollout status)
 // cannot decode and the controller's unstructured decoding wraps round
-// to -1294967296.
+// to -1294967296. Counts start at 0; surge and maxUnavailable end at 100
+// (MaxUnavailableCap). The rules that relate one field to another are on
+// the smallest object that holds them (a node's step and its times, the
+// group's sizes), so that the API server's validation ratcheting still
+// lets the controller report on an object stored before them; those that
+// span the status (a phase and what it needs) are the controller's
+// (plan.CheckStatus), for the same reason.
 
 // NodeGroupRolloutStatus is the rollout's whole state.
 type NodeGroupRolloutStatus struct {
@@ -264,33 +275,36 @@ type NodeGroupRolloutStatus struct {
 	// Original is the group as it was before the rollout changed it.
 	// +optional
 	Original *GroupSettings `json:"original,omitempty"`
-	// Target is the launch-template version every node must run.
+	// Target is the launch-template version every node must run: a
+	// version number.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.version.matches('^[1-9][0-9]{0,18}$')",message="target.version must be a version number"
 	Target *LaunchTemplateVersion `json:"target,omitempty"`
 	// Surge is how many nodes were added to the group's desired capacity.
 	// +optional
-	// +kubebuilder:validation:Minimum=-2147483648
-	// +kubebuilder:validation:Maximum=2147483647
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
 	Surge int32 `json:"surge,omitempty"`
-	// MaxUnavailable is spec.maxUnavailable resolved to a node count.
+	// MaxUnavailable is spec.maxUnavailable resolved to a node count (0
+	// until the rollout starts).
 	// +optional
-	// +kubebuilder:validation:Minimum=-2147483648
-	// +kubebuilder:validation:Maximum=2147483647
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
 	MaxUnavailable int32 `json:"maxUnavailable,omitempty"`
 	// Batch is the number of the current (or last) batch, from 1.
 	// +optional
-	// +kubebuilder:validation:Minimum=-2147483648
+	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=2147483647
 	Batch int32 `json:"batch,omitempty"`
 
 	// NodesTotal is how many nodes ran an outdated version at the start;
 	// NodesReplaced how many of them are terminated.
 	// +optional
-	// +kubebuilder:validation:Minimum=-2147483648
+	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=2147483647
 	NodesTotal int32 `json:"nodesTotal,omitempty"`
 	// +optional
-	// +kubebuilder:validation:Minimum=-2147483648
+	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=2147483647
 	NodesReplaced int32 `json:"nodesReplaced,omitempty"`
 	// Nodes are the nodes the rollout works on, in the order picked: those
@@ -349,6 +363,10 @@ const (
 	// ReasonInvalidObject: the controller cannot decode the object (an
 	// object stored before its CRD validated it).
 	ReasonInvalidObject = "InvalidObject"
+	// ReasonInvalidStatus: the status holds what the controller never
+	// writes (edited through the status subresource, say), so it does
+	// not act on it.
+	ReasonInvalidStatus = "InvalidStatus"
 	// ReasonAsExpected: nothing is wrong.
 	ReasonAsExpected = "AsExpected"
 	// ReasonPending: the controller has not started the rollout yet.
@@ -386,15 +404,18 @@ const (
 	LaunchTemplateError FailureCode = "LaunchTemplateError"
 )
 
-// GroupSettings is what the rollout changes on the group and restores.
+// GroupSettings is what the rollout changes on the group and restores:
+// sizes as Auto Scaling keeps them, min <= desired <= max.
+//
+// +kubebuilder:validation:XValidation:rule="self.minSize <= self.desiredCapacity && self.desiredCapacity <= self.maxSize",message="sizes must be minSize <= desiredCapacity <= maxSize"
 type GroupSettings struct {
-	// +kubebuilder:validation:Minimum=-2147483648
+	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=2147483647
 	MinSize int32 `json:"minSize"`
-	// +kubebuilder:validation:Minimum=-2147483648
+	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=2147483647
 	MaxSize int32 `json:"maxSize"`
-	// +kubebuilder:validation:Minimum=-2147483648
+	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=2147483647
 	DesiredCapacity int32 `json:"desiredCapacity"`
 	// LaunchTemplate is the group's launch template and version setting
@@ -410,14 +431,20 @@ type LaunchTemplateVersion struct {
 	Version string `json:"version"`
 }
 
-// NodeProgress is one picked node's progress.
+// NodeProgress is one picked node's progress. A step that waits has the
+// time it waits from or for.
+//
+// +kubebuilder:validation:XValidation:rule="self.step != 'Draining' || has(self.drainDeadline)",message="a Draining node needs drainDeadline"
+// +kubebuilder:validation:XValidation:rule="self.step != 'WaitingAfterDrain' || has(self.drainedTime)",message="a WaitingAfterDrain node needs drainedTime"
+// +kubebuilder:validation:XValidation:rule="self.step != 'Terminating' || has(self.terminationTime)",message="a Terminating node needs terminationTime"
 type NodeProgress struct {
 	Name       string `json:"name"`
 	InstanceID string `json:"instanceID"`
 	// +optional
 	Zone string `json:"zone,omitempty"`
-	// Batch is the batch the node belongs to.
-	// +kubebuilder:validation:Minimum=-2147483648
+	// Batch is the batch the node belongs to (0: a surplus node an abort
+	// removes).
+	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=2147483647
 	Batch int32    `json:"batch"`
 	Step  NodeStep `json:"step"`
@@ -427,7 +454,7 @@ type NodeProgress struct {
 	Decrement bool `json:"decrement,omitempty"`
 	// Evictions counts eviction (or, with force, delete) requests made.
 	// +optional
-	// +kubebuilder:validation:Minimum=-2147483648
+	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=2147483647
 	Evictions int32 `json:"evictions,omitempty"`
 

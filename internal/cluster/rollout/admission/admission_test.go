@@ -98,9 +98,35 @@ func TestErrorsOfRawObjects(t *testing.T) {
 		{name: "status desired capacity beyond int32", set: setField(map[string]any{
 			"minSize": int64(0), "maxSize": int64(1), "desiredCapacity": int64(1e10), "launchTemplate": map[string]any{"id": "lt-1", "version": "1"},
 		}, "status", "original"), want: "status.original.desiredCapacity: Invalid value: 10000000000: status.original.desiredCapacity in body should be less than or equal to 2147483647"},
-		{name: "status evictions below int32", set: setField([]any{map[string]any{
-			"name": "n", "instanceID": "i-1", "batch": int64(1), "step": "Draining", "evictions": int64(math.MinInt32 - 1),
-		}}, "status", "nodes"), want: "status.nodes[0].evictions: Invalid value: -2147483649: status.nodes[0].evictions in body should be greater than or equal to -2147483648"},
+		{name: "status evictions below 0", set: setField([]any{map[string]any{
+			"name": "n", "instanceID": "i-1", "batch": int64(1), "step": "Terminated", "evictions": int64(-1),
+		}}, "status", "nodes"), want: "status.nodes[0].evictions: Invalid value: -1: status.nodes[0].evictions in body should be greater than or equal to 0"},
+		// What the controller never writes and must not act on
+		// (plan.CheckStatus), where one field settles it.
+		{name: "status batch below 0", set: setField(int64(-1), "status", "batch"),
+			want: "status.batch: Invalid value: -1: status.batch in body should be greater than or equal to 0"},
+		{name: "status surge above 100", set: setField(int64(101), "status", "surge"),
+			want: "status.surge: Invalid value: 101: status.surge in body should be less than or equal to 100"},
+		{name: "status maxUnavailable above 100", set: setField(int64(1000), "status", "maxUnavailable"),
+			want: "status.maxUnavailable: Invalid value: 1000: status.maxUnavailable in body should be less than or equal to 100"},
+		{name: "status maxUnavailable 0 (not resolved yet)", set: setField(int64(0), "status", "maxUnavailable")},
+		{name: "status target version not a number", set: setField(map[string]any{"id": "lt-1", "version": "$Latest"}, "status", "target"),
+			want: "target.version must be a version number"},
+		{name: "status original sizes out of order", set: setField(map[string]any{
+			"minSize": int64(5), "maxSize": int64(10), "desiredCapacity": int64(3), "launchTemplate": map[string]any{"id": "lt-1", "version": "$Latest"},
+		}, "status", "original"), want: "sizes must be minSize <= desiredCapacity <= maxSize"},
+		{name: "status draining node without a deadline", set: setField([]any{map[string]any{
+			"name": "n", "instanceID": "i-1", "batch": int64(1), "step": "Draining",
+		}}, "status", "nodes"), want: "a Draining node needs drainDeadline"},
+		{name: "status waiting node without drainedTime", set: setField([]any{map[string]any{
+			"name": "n", "instanceID": "i-1", "batch": int64(1), "step": "WaitingAfterDrain",
+		}}, "status", "nodes"), want: "a WaitingAfterDrain node needs drainedTime"},
+		{name: "status terminating node without terminationTime", set: setField([]any{map[string]any{
+			"name": "n", "instanceID": "i-1", "batch": int64(1), "step": "Terminating",
+		}}, "status", "nodes"), want: "a Terminating node needs terminationTime"},
+		{name: "status draining node with a deadline", set: setField([]any{map[string]any{
+			"name": "n", "instanceID": "i-1", "batch": int64(1), "step": "Draining", "drainDeadline": "2026-11-23T12:15:00Z",
+		}}, "status", "nodes")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -137,6 +137,30 @@ func TestWriteStatus(t *testing.T) {
 	}
 }
 
+// TestBar: counts the controller never writes (a status edited through
+// the status subresource) still draw a bar; they made strings.Repeat
+// panic in nodeboot rollout status.
+func TestBar(t *testing.T) {
+	tests := []struct {
+		name        string
+		done, total int32
+		want        string
+	}{
+		{name: "half", done: 5, total: 10, want: "[##..]"},
+		{name: "nothing to do", done: 0, total: 0, want: "[....]"},
+		{name: "more replaced than outdated", done: 12, total: 10, want: "[####]"},
+		{name: "negative replaced", done: -3, total: 10, want: "[....]"},
+		{name: "negative total", done: 3, total: -10, want: "[....]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := bar(tc.done, tc.total, 4); got != tc.want {
+				t.Errorf("bar(%d, %d, 4) = %q, want %q", tc.done, tc.total, got, tc.want)
+			}
+		})
+	}
+}
+
 func TestWriteReport(t *testing.T) {
 	r := plan.Report{
 		Group: "workers", Target: "launch template lt-1 version 7", Strategy: rolloutv1.StrategyDefault, Order: rolloutv1.OrderRandom,

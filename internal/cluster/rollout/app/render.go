@@ -221,7 +221,9 @@ func rowOf(n rolloutv1.NodeProgress, now time.Time) nodeRow {
 func bar(done, total int32, width int) string {
 	filled := 0
 	if total > 0 {
-		filled = int(done) * width / int(total)
+		// Counts out of order (a status edited by hand) fill the bar or
+		// leave it empty rather than panic in strings.Repeat.
+		filled = min(max(int(done)*width/int(total), 0), width)
 	}
 	return "[" + strings.Repeat("#", filled) + strings.Repeat(".", width-filled) + "]"
 }

@@ -83,12 +83,18 @@ func isOurFinalizer(f string) bool { return f == rolloutv1.Finalizer }
 // settleFinalizer keeps the controller's finalizer on a rollout exactly
 // while deleting it must first run the abort: it adds it to a rollout not
 // finished, and removes it once the rollout is finished (Succeeded,
-// Aborted) or, when being deleted, has nothing to undo (it never started).
+// Aborted) or, when being deleted, has nothing to undo (it never started)
+// or a status the controller does not act on (plan.CheckStatus), like an
+// undecodable one: an abort from it could not be trusted either.
 // It reports whether the rollout is finished: nothing is left to plan.
 func (r *Reconciler) settleFinalizer(ctx context.Context, ro *rolloutv1.NodeGroupRollout) (bool, error) {
 	has := slices.Contains(ro.Finalizers, rolloutv1.Finalizer)
 	deleting := ro.DeletionTimestamp != nil
-	finished := ro.Status.Phase.Terminal() || (deleting && ro.Status.Phase == "")
+	var untrusted error
+	if deleting {
+		untrusted = plan.CheckStatus(ro, r.now())
+	}
+	finished := ro.Status.Phase.Terminal() || (deleting && (ro.Status.Phase == "" || untrusted != nil))
 	if finished {
 		r.groups().forget(ro.Name)
 	}
@@ -97,11 +103,25 @@ func (r *Reconciler) settleFinalizer(ctx context.Context, ro *rolloutv1.NodeGrou
 		return false, r.patchFinalizers(ctx, ro, append(slices.Clone(ro.Finalizers), rolloutv1.Finalizer))
 	case has && finished:
 		if deleting {
-			r.Recorder.Event(ro, corev1.EventTypeNormal, "Deleted", fmt.Sprintf("rollout deleted in phase %s: nothing left to undo", phaseOrNew(ro.Status.Phase)))
+			r.recordDeleted(ro, untrusted)
 		}
 		return true, r.patchFinalizers(ctx, ro, slices.DeleteFunc(slices.Clone(ro.Finalizers), isOurFinalizer))
 	}
 	return finished, nil
+}
+
+// recordDeleted records that a rollout being deleted lets go: with nothing
+// to undo, or with a status the controller does not act on (untrusted),
+// leaving what the rollout did in place.
+func (r *Reconciler) recordDeleted(ro *rolloutv1.NodeGroupRollout, untrusted error) {
+	phase := phaseOrNew(ro.Status.Phase)
+	if untrusted == nil || ro.Status.Phase.Terminal() || ro.Status.Phase == "" {
+		r.Recorder.Event(ro, corev1.EventTypeNormal, "Deleted", fmt.Sprintf("rollout deleted in phase %s: nothing left to undo", phase))
+		return
+	}
+	r.Recorder.Event(ro, corev1.EventTypeWarning, "Deleted", fmt.Sprintf("rollout deleted in phase %s with a status the controller does not act on (%v): nothing undone; "+
+		"nodes may still carry the taint %s=%s and the cordon (annotation %s=%s), and the group its surge and target version",
+		phase, untrusted, plan.TaintKey, ro.Name, plan.AnnotationCordonedBy, ro.Name))
 }
 
 func phaseOrNew(p rolloutv1.Phase) string {

@@ -156,3 +156,49 @@ func (h *harness) nodeNames() []string {
 	}
 	return out
 }
+
+// distrustsAnEditedStatus edits the status of a rollout in its first batch
+// through the status subresource into one the controller never writes
+// (maxUnavailable 0, which started an empty batch on every step): the
+// controller reports it once, acts on nothing, asks for no requeue, and
+// lets the rollout go at once when it is deleted, as it does an
+// undecodable one.
+func distrustsAnEditedStatus(t *testing.T) map[call]int {
+	h := newHarness(t, 4, rolloutv1.NodeGroupRolloutSpec{ImageID: "ami-00000002",
+		Timeouts: rolloutv1.Timeouts{PostDrainWait: &metav1.Duration{Duration: time.Hour}}})
+	for i := 0; i < 200 && h.rollout().Status.Batch < 1; i++ {
+		h.reconcileOnce()
+	}
+	ro := h.rollout()
+	ro.Status.MaxUnavailable = 0
+	if err := h.client.Status().Update(t.Context(), ro); err != nil {
+		t.Fatal(err)
+	}
+	instances, writes := len(h.asg.Instances(groupName)), h.writes()
+	for i := 0; i < 20; i++ {
+		res, err := h.rec.Reconcile(t.Context(), reconcile.Request{NamespacedName: types.NamespacedName{Name: "r1"}})
+		if err != nil || res.RequeueAfter != 0 {
+			t.Fatalf("Reconcile = %+v, %v; want no requeue and no error", res, err)
+		}
+		h.clock.SetTime(h.clock.Now().Add(time.Minute))
+	}
+	ro = h.rollout()
+	c := meta.FindStatusCondition(ro.Status.Conditions, rolloutv1.ConditionDegraded)
+	if c == nil || c.Reason != rolloutv1.ReasonInvalidStatus || !strings.Contains(ro.Status.Message, "status.maxUnavailable 0 in phase") {
+		t.Errorf("Degraded %+v, message %q; want InvalidStatus naming maxUnavailable", c, ro.Status.Message)
+	}
+	if n := h.writes() - writes; n != 1 || len(h.eventsWith(rolloutv1.ReasonInvalidStatus)) != 1 || len(h.asg.Instances(groupName)) != instances {
+		t.Errorf("%d writes, instances %d (was %d); want the one report and nothing else", n, len(h.asg.Instances(groupName)), instances)
+	}
+	if err := h.client.Delete(t.Context(), ro); err != nil {
+		t.Fatal(err)
+	}
+	h.reconcileOnce()
+	if err := h.client.Get(t.Context(), types.NamespacedName{Name: "r1"}, &rolloutv1.NodeGroupRollout{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("the rollout being deleted kept its finalizer: %v", err)
+	}
+	if d := h.eventsWith("Deleted"); len(d) != 1 || !strings.Contains(d[0], "Warning Deleted") || !strings.Contains(d[0], "nothing undone") {
+		t.Errorf("Deleted events %q, want a warning that nothing was undone", d)
+	}
+	return h.calls
+}

@@ -128,6 +128,9 @@ func (r *Reconciler) load(ctx context.Context, name string) (*rolloutv1.NodeGrou
 // records what they reported.
 func (r *Reconciler) step(ctx context.Context, ro *rolloutv1.NodeGroupRollout) (reconcile.Result, error) {
 	log := logf.FromContext(ctx)
+	if problem := plan.CheckStatus(ro, r.now()); problem != nil {
+		return r.distrust(ctx, ro, problem)
+	}
 	group, err := r.Groups.Open(ctx, ro.Spec.NodeGroup)
 	if err != nil {
 		return reconcile.Result{}, err
@@ -168,6 +171,23 @@ func (r *Reconciler) step(ctx context.Context, ro *rolloutv1.NodeGroupRollout) (
 		return reconcile.Result{}, err
 	}
 	return r.requeue(ro, d, deferred > 0), nil
+}
+
+// distrust reports a status the controller does not act on
+// (plan.CheckStatus) on the rollout, without opening its group: no Auto
+// Scaling call, no action and no requeue. A change of the rollout, or of
+// the Nodes and pods, plans it again.
+func (r *Reconciler) distrust(ctx context.Context, ro *rolloutv1.NodeGroupRollout, problem error) (reconcile.Result, error) {
+	logf.FromContext(ctx).Info("not acting on the rollout's status", "rollout", ro.Name, "problem", problem.Error())
+	d := plan.Distrust(ro, r.now(), problem)
+	if err := r.writeStatus(ctx, ro, d.Status); err != nil {
+		if apierrors.IsConflict(err) {
+			return reconcile.Result{RequeueAfter: conflictRetry}, nil
+		}
+		return reconcile.Result{}, err
+	}
+	r.record(ro, d.Events)
+	return reconcile.Result{}, nil
 }
 
 // patchBudget keeps the first NodePatches node patches of actions, in the

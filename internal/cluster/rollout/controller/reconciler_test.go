@@ -380,6 +380,7 @@ func TestReconciler(t *testing.T) {
 		"force deletes after PodEvictionFailure": forceDeletesAfterTheDrainTimeout,
 		"deleted mid-way":                        deletedMidWay,
 		"undecodable rollout":                    reportsAnUndecodableRollout,
+		"edited status":                          distrustsAnEditedStatus,
 	} {
 		t.Run(name, func(t *testing.T) {
 			for c, n := range run(t) {

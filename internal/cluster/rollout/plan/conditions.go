@@ -45,13 +45,19 @@ func phaseConditions(st *rolloutv1.NodeGroupRolloutStatus) []metav1.Condition {
 // InvalidObjectConditions are the conditions of a rollout the controller
 // cannot decode: not ready, not progressing, degraded with why.
 func InvalidObjectConditions(message string, now metav1.Time) []metav1.Condition {
+	return untrustedConditions(rolloutv1.ReasonInvalidObject, message, now)
+}
+
+// untrustedConditions are the conditions of a rollout the controller does
+// not act on, for reason: not ready, not progressing, degraded with why.
+func untrustedConditions(reason, message string, now metav1.Time) []metav1.Condition {
 	var out []metav1.Condition
 	for _, c := range []metav1.Condition{
 		{Type: rolloutv1.ConditionReady, Status: metav1.ConditionFalse},
 		{Type: rolloutv1.ConditionProgressing, Status: metav1.ConditionFalse},
 		{Type: rolloutv1.ConditionDegraded, Status: metav1.ConditionTrue},
 	} {
-		c.Reason, c.Message, c.LastTransitionTime = rolloutv1.ReasonInvalidObject, message, now
+		c.Reason, c.Message, c.LastTransitionTime = reason, message, now
 		out = append(out, c)
 	}
 	return out

@@ -49,7 +49,7 @@ func newFixture(n int, zones []string, spec func(*rolloutv1.NodeGroupRolloutSpec
 		f.launch(zones[i%len(zones)], "1")
 	}
 	f.ro = &rolloutv1.NodeGroupRollout{
-		ObjectMeta: metav1.ObjectMeta{Name: "r1", UID: "uid-r1", Generation: 1},
+		ObjectMeta: metav1.ObjectMeta{Name: "r1", UID: "uid-r1", Generation: 1, CreationTimestamp: metav1.NewTime(t0)},
 		Spec: rolloutv1.NodeGroupRolloutSpec{
 			NodeGroup:             rolloutv1.NodeGroupReference{AutoScalingGroupName: "workers"},
 			LaunchTemplateVersion: "2",

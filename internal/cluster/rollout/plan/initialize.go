@@ -122,3 +122,26 @@ func (w *world) outdatedNodes(outdated []nodegroup.Instance) []*nodeOf {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
+
+// launchesTarget reports whether the group launches the target version,
+// or is pointed at it in this step. If not, something else pointed it
+// elsewhere (or the status names a target the group never had): every
+// node it launches would be outdated too and replaced in turn, without
+// end, so the rollout fails. Retrying (a spec change) points the group
+// back at the target (retry).
+func (w *world) launchesTarget(d *Decision) bool {
+	st := &d.Status
+	want := nodegroup.LaunchTemplate{ID: st.Target.ID, Version: st.Target.Version}
+	lt := w.Group.LaunchTemplate
+	if lt.ID == want.ID && lt.Version == want.Version {
+		return true
+	}
+	for _, a := range d.Actions {
+		if s, ok := a.(SetLaunchTemplate); ok && s.Template.ID == want.ID && s.Template.Version == want.Version {
+			return true
+		}
+	}
+	w.fail(d, rolloutv1.LaunchTemplateError, fmt.Sprintf("the group launches launch template %s version %s, not the target %s version %s: "+
+		"something else changed it; change the spec (e.g. set spec.force) to point it back at the target and go on, or abort", lt.ID, lt.Version, want.ID, want.Version))
+	return false
+}

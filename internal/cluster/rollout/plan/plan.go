@@ -109,6 +109,9 @@ func (w *world) outdated(st *rolloutv1.NodeGroupRolloutStatus) []nodegroup.Insta
 // decision. A rollout being deleted is aborted (the controller's finalizer
 // holds the deletion until it is Aborted).
 func Plan(s Snapshot) Decision {
+	if err := CheckStatus(s.Rollout, s.Now); err != nil {
+		return Distrust(s.Rollout, s.Now, err)
+	}
 	w := newWorld(s)
 	d := &Decision{Status: *s.Rollout.Status.DeepCopy()}
 	w.plan(d)
@@ -214,6 +217,9 @@ func (w *world) retry(d *Decision) {
 	st.Phase, st.ResumePhase = st.ResumePhase, ""
 	if st.Phase == "" {
 		st.Phase = rolloutv1.PhaseInitializing
+	}
+	if st.Failure != nil && st.Failure.Code == rolloutv1.LaunchTemplateError && st.Target != nil && hasStarted(st.Phase) {
+		d.Actions = append(d.Actions, SetLaunchTemplate{Template: nodegroup.LaunchTemplate{ID: st.Target.ID, Version: st.Target.Version}})
 	}
 	st.Failure = nil
 	if st.WaitingSince != nil {

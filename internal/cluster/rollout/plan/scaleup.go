@@ -34,6 +34,9 @@ func zonesOf(instances []nodegroup.Instance) []string {
 // cordons of the other outdated nodes together (cordonOutdated).
 func (w *world) scaleUp(d *Decision) {
 	st := &d.Status
+	if !w.launchesTarget(d) {
+		return
+	}
 	outdated := w.outdated(st)
 	zones := zonesOf(outdated)
 	if st.Surge == 0 {

@@ -20,6 +20,9 @@ func inFlight(step rolloutv1.NodeStep) bool {
 // meanwhile it cordons the outdated nodes that are not yet.
 func (w *world) upgrade(d *Decision) {
 	st := &d.Status
+	if !w.launchesTarget(d) {
+		return
+	}
 	defer func() {
 		if st.Phase == rolloutv1.PhaseUpgrading {
 			w.cordonOutdated(d)
