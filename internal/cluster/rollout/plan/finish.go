@@ -117,7 +117,7 @@ func (w *world) pickSurplus(d *Decision, keep map[string]bool) int {
 		if p.Batch != abortBatch || !inFlight(p.Step) {
 			continue
 		}
-		if in, ok := w.instance(p.InstanceID); p.Step != rolloutv1.StepTerminating || (ok && in.InService()) {
+		if in, ok := w.instance(p.InstanceID); p.Step != rolloutv1.StepTerminating || (ok && live(in)) {
 			pending++
 		}
 	}
@@ -127,7 +127,7 @@ func (w *world) pickSurplus(d *Decision, keep map[string]bool) int {
 	}
 	var cands []nodegroup.Instance
 	for _, in := range w.Group.Instances {
-		if in.InService() && in.Version == st.Target.Version && !keep[in.ID] {
+		if live(in) && in.Version == st.Target.Version && !keep[in.ID] {
 			cands = append(cands, in)
 		}
 	}
@@ -144,6 +144,16 @@ func (w *world) pickSurplus(d *Decision, keep map[string]bool) int {
 		w.drain(d, &st.Nodes[len(st.Nodes)-1])
 	}
 	return len(cands)
+}
+
+// live reports whether an instance counts towards the group's capacity:
+// in service, or launching. A launching instance of the surge is surplus
+// as much as one in service: restoring the desired capacity while it
+// launches would let the group's scale-in pick which instance goes, and
+// its default termination policy picks the oldest launch-template
+// version, an old node, undrained.
+func live(in nodegroup.Instance) bool {
+	return in.InService() || in.LifecycleState == nodegroup.LifecyclePending
 }
 
 // podsToMove counts the pods a drain of the instance's node would move.
