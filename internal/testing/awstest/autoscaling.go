@@ -145,6 +145,22 @@ func (s *AutoScaling) SetLaunchDelay(d time.Duration) {
 	s.launchDelay = d
 }
 
+// DeleteGroup deletes a group as DeleteAutoScalingGroup with ForceDelete
+// does: its instances are terminated (hooks called) and the group is gone.
+func (s *AutoScaling) DeleteGroup(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	grp, ok := s.groups[name]
+	if !ok {
+		return fmt.Errorf("no group %s", name)
+	}
+	for len(grp.instances) > 0 {
+		s.remove(grp, 0)
+	}
+	delete(s.groups, name)
+	return nil
+}
+
 // Instances returns the instances of a group that are not terminated.
 func (s *AutoScaling) Instances(name string) []GroupInstance {
 	s.mu.Lock()

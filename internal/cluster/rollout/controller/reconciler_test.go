@@ -379,6 +379,7 @@ func TestReconciler(t *testing.T) {
 		"rollout with refused evictions":         runsARollout,
 		"force deletes after PodEvictionFailure": forceDeletesAfterTheDrainTimeout,
 		"deleted mid-way":                        deletedMidWay,
+		"deleted after its group":                deletedAfterItsGroup,
 		"undecodable rollout":                    reportsAnUndecodableRollout,
 	} {
 		t.Run(name, func(t *testing.T) {

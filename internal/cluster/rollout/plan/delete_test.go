@@ -3,6 +3,7 @@ package plan
 import (
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -180,4 +181,63 @@ func ids(g nodegroup.State) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestAbortWithoutTheGroup: a rollout aborted or deleted once its group
+// is gone ends Aborted, releasing the Nodes it marked that are still
+// there, with no action on the group.
+func TestAbortWithoutTheGroup(t *testing.T) {
+	tests := []struct {
+		name string
+		// nodesLeft keeps the group's Nodes (instances detached, say).
+		nodesLeft, del bool
+		wantReleases   int
+	}{
+		{name: "deleted, Nodes gone with the group", del: true},
+		{name: "deleted, Nodes left", del: true, nodesLeft: true, wantReleases: 6},
+		{name: "aborted, Nodes left", nodesLeft: true, wantReleases: 6},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSim(t, newFixture(6, threeZones(), nil))
+			s.spreadPods(1)
+			s.runUntil(300, func() bool { return s.ro.Status.Batch == 1 })
+			s.group = nodegroup.State{}
+			if !tc.nodesLeft {
+				s.nodes = nil
+			}
+			if tc.del {
+				s.ro.DeletionTimestamp = &metav1.Time{Time: s.now}
+			} else {
+				s.ro.Spec.Abort = true
+				s.ro.Generation++
+			}
+			var releases []Release
+			var others []Action
+			var events []Event
+			for step := 0; step < 3 && !s.ro.Status.Phase.Terminal(); step++ {
+				snap := s.snapshot()
+				snap.GroupGone = true
+				d := Plan(snap)
+				releases = append(releases, actionsOf[Release](d)...)
+				others = append(others, slices.DeleteFunc(slices.Clone(d.Actions), func(a Action) bool { _, ok := a.(Release); return ok })...)
+				events = append(events, d.Events...)
+				s.ro.Status = d.Status
+				s.apply(d)
+			}
+			d := Decision{Status: s.ro.Status, Events: events}
+			mustPhase(t, d, rolloutv1.PhaseAborted)
+			if len(releases) != tc.wantReleases || len(others) > 0 {
+				t.Errorf("releases %v, other actions %v; want %d releases only", releases, others, tc.wantReleases)
+			}
+			if !strings.Contains(d.Status.Message, "Auto Scaling group workers no longer exists") || !hasEvent(d, "Aborted") {
+				t.Errorf("message %q, events %v", d.Status.Message, events)
+			}
+			for _, p := range d.Status.Nodes {
+				if inFlight(p.Step) {
+					t.Errorf("node %s still %s", p.Name, p.Step)
+				}
+			}
+		})
+	}
 }

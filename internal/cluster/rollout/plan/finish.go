@@ -58,6 +58,10 @@ const abortBatch = 0
 // left to the group's own scale-in, which would not drain them).
 func (w *world) abort(d *Decision) {
 	st := &d.Status
+	if w.GroupGone {
+		w.abortGone(d)
+		return
+	}
 	t := &terminations{excess: math.MaxInt32} // every abort termination decrements
 	keep := map[string]bool{}                 // instances whose nodes stay cordoned
 	busy := 0
@@ -101,6 +105,34 @@ func (w *world) abort(d *Decision) {
 	st.CompletionTime = &w.now
 	st.WaitingSince = nil
 	st.Message = fmt.Sprintf("aborted after replacing %d of %d nodes; the others are back in service and the group is restored", st.NodesReplaced, st.NodesTotal)
+	w.event(d, true, "Aborted", st.Message)
+}
+
+// abortGone ends the abort of a rollout whose group no longer exists:
+// its instances went with it, nothing of it is left to restore, and the
+// Nodes the rollout marked (those still there) are released.
+func (w *world) abortGone(d *Decision) {
+	st := &d.Status
+	for i := range st.Nodes {
+		p := &st.Nodes[i]
+		if inFlight(p.Step) {
+			p.Step, p.Blockers, p.DrainDeadline, p.LastEvictionTime = rolloutv1.StepReleased, nil, nil, nil
+		}
+	}
+	for i := range w.Nodes {
+		if n := &w.Nodes[i]; Touched(n, w.name) {
+			d.Actions = append(d.Actions, Release{Node: n.Name})
+		}
+	}
+	group := w.Rollout.Spec.NodeGroup.AutoScalingGroupName
+	if len(d.Actions) > 0 {
+		st.Message = fmt.Sprintf("aborting: Auto Scaling group %s no longer exists; releasing %d nodes", group, len(d.Actions))
+		return
+	}
+	st.Phase = rolloutv1.PhaseAborted
+	st.CompletionTime = &w.now
+	st.WaitingSince = nil
+	st.Message = fmt.Sprintf("aborted after replacing %d of %d nodes; Auto Scaling group %s no longer exists: nothing of it to restore", st.NodesReplaced, st.NodesTotal, group)
 	w.event(d, true, "Aborted", st.Message)
 }
 
