@@ -130,14 +130,14 @@ func (r *Reconciler) step(ctx context.Context, ro *rolloutv1.NodeGroupRollout) (
 	log := logf.FromContext(ctx)
 	group, err := r.Groups.Open(ctx, ro.Spec.NodeGroup)
 	if err != nil {
-		return reconcile.Result{}, err
+		return reconcile.Result{}, r.reportBlocked(ctx, ro, err)
 	}
 	t0 := time.Now()
 	var lookupErr error // of the pods the planner looks up
 	snap, err := r.snapshot(ctx, ro, group, &lookupErr)
 	if err != nil {
 		r.Recorder.Event(ro, corev1.EventTypeWarning, "SnapshotFailed", err.Error())
-		return reconcile.Result{}, err
+		return reconcile.Result{}, r.reportBlocked(ctx, ro, err)
 	}
 	d := plan.Plan(snap)
 	if lookupErr != nil {

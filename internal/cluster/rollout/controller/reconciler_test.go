@@ -380,6 +380,7 @@ func TestReconciler(t *testing.T) {
 		"force deletes after PodEvictionFailure": forceDeletesAfterTheDrainTimeout,
 		"deleted mid-way":                        deletedMidWay,
 		"deleted after its group":                deletedAfterItsGroup,
+		"deletion blocked by access":             deletionBlockedByAccess,
 		"undecodable rollout":                    reportsAnUndecodableRollout,
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -45,14 +45,26 @@ func phaseConditions(st *rolloutv1.NodeGroupRolloutStatus) []metav1.Condition {
 // InvalidObjectConditions are the conditions of a rollout the controller
 // cannot decode: not ready, not progressing, degraded with why.
 func InvalidObjectConditions(message string, now metav1.Time) []metav1.Condition {
+	return conditionsWith(rolloutv1.ReasonInvalidObject, message, now)
+}
+
+// conditionsWith are Ready and Progressing False, Degraded True, all with
+// reason and message.
+func conditionsWith(reason, message string, now metav1.Time) []metav1.Condition {
 	var out []metav1.Condition
 	for _, c := range []metav1.Condition{
 		{Type: rolloutv1.ConditionReady, Status: metav1.ConditionFalse},
 		{Type: rolloutv1.ConditionProgressing, Status: metav1.ConditionFalse},
 		{Type: rolloutv1.ConditionDegraded, Status: metav1.ConditionTrue},
 	} {
-		c.Reason, c.Message, c.LastTransitionTime = rolloutv1.ReasonInvalidObject, message, now
+		c.Reason, c.Message, c.LastTransitionTime = reason, message, now
 		out = append(out, c)
 	}
 	return out
+}
+
+// BlockedConditions are the conditions of an abort that cannot go on:
+// not ready, not progressing, degraded with why.
+func BlockedConditions(message string, now metav1.Time) []metav1.Condition {
+	return conditionsWith(rolloutv1.ReasonAbortBlocked, message, now)
 }

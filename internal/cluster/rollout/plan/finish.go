@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
@@ -211,4 +213,23 @@ func countReleases(actions []Action) int {
 		}
 	}
 	return n
+}
+
+// Blocked is the status of a rollout that is aborted or being deleted
+// while the controller cannot plan its abort (the group cannot be read):
+// the phase is Aborting, as the first step of the abort makes it (with its
+// Aborting Event, returned), the message is msg and the conditions say
+// AbortBlocked. The next step that plans carries on from there.
+func Blocked(ro *rolloutv1.NodeGroupRollout, now time.Time, msg string) (rolloutv1.NodeGroupRolloutStatus, []Event) {
+	w := &world{Snapshot: Snapshot{Now: now, Rollout: ro}, set: settingsOf(ro), name: ro.Name, now: metav1.NewTime(now)}
+	d := &Decision{Status: *ro.Status.DeepCopy()}
+	if d.Status.Phase != rolloutv1.PhaseAborting {
+		w.beginAbort(d)
+	}
+	d.Status.Message = msg
+	for _, c := range BlockedConditions(msg, metav1.NewTime(now.Truncate(time.Second))) {
+		c.ObservedGeneration = ro.Generation
+		meta.SetStatusCondition(&d.Status.Conditions, c)
+	}
+	return d.Status, d.Events
 }
