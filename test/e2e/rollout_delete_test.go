@@ -38,7 +38,35 @@ func TestRolloutDelete(t *testing.T) {
 	w := startRolloutWorld(t, env, port)
 	t.Run("ScalingUp, surge launching, controller killed", func(t *testing.T) { testDeleteLaunchingSurge(t, w) })
 	t.Run("group deleted first", func(t *testing.T) { testDeleteGroupGone(t, w) })
+	t.Run("two rollouts of one group, the first deleted", func(t *testing.T) { testDeleteOneOfTwo(t, w) })
 	t.Run("access denied, then re-created", func(t *testing.T) { testDeleteAccessDenied(t, w) })
+}
+
+// testDeleteOneOfTwo starts a second rollout of a group while the first
+// runs: it waits, saying for which, and starts once the first is deleted
+// (and its abort restored the group), from the group's real sizes.
+func testDeleteOneOfTwo(t *testing.T, w *rolloutWorld) {
+	g := w.createGroup(t, "pair", 4, "us-west-2a", "us-west-2b")
+	if out, err := w.cli(t, startArgs("first", g.name)...); err != nil {
+		t.Fatalf("start: %v\n%s", err, out)
+	}
+	w.waitRollout(t, "first", "the first batch", rolloutHang, func(ro *rolloutv1.NodeGroupRollout) bool { return ro.Status.Batch >= 1 })
+	if out, err := w.cli(t, startArgs("second", g.name)...); err != nil {
+		t.Fatalf("start: %v\n%s", err, out)
+	}
+	w.waitRollout(t, "second", "waiting for the first", deleteHang, func(ro *rolloutv1.NodeGroupRollout) bool {
+		return strings.Contains(ro.Status.Message, "waiting: rollout first holds Auto Scaling group pair")
+	})
+	if ro, err := w.rollout(t.Context(), "second"); err != nil || ro.Status.Phase != "" || ro.Status.Original != nil {
+		t.Fatalf("second rollout %v: phase %q original %+v while the first runs; want it not started", err, ro.Status.Phase, ro.Status.Original)
+	}
+	w.deleteRollout(t, "first")
+	w.waitGone(t, "first")
+	ro := w.waitRollout(t, "second", "Succeeded", rolloutHang, phaseIs(rolloutv1.PhaseSucceeded))
+	if o := ro.Status.Original; o.DesiredCapacity != 4 || o.MaxSize != 4 || o.LaunchTemplate.Version != "1" {
+		t.Errorf("second rollout recorded the group as %+v, want 4/4 at version 1 (restored by the first's abort)", o)
+	}
+	w.assertRestored(t, g, ro.Status.Target.Version)
 }
 
 // testDeleteLaunchingSurge deletes a rollout while the instances of its

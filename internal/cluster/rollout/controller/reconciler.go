@@ -103,6 +103,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if done, err := r.settleFinalizer(ctx, ro); done || err != nil {
 		return reconcile.Result{}, err
 	}
+	if holder, err := r.holder(ctx, ro); err != nil || holder != "" {
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		return r.wait(ctx, ro, holder)
+	}
 	return r.step(ctx, ro)
 }
 
