@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -237,6 +238,36 @@ func TestAbortWithoutTheGroup(t *testing.T) {
 				if inFlight(p.Step) {
 					t.Errorf("node %s still %s", p.Name, p.Step)
 				}
+			}
+		})
+	}
+}
+
+// TestAbortOfAGroupMovedOffItsTemplate: a group moved to a launch
+// configuration or a mixed instances policy mid-way (no launch template
+// to read) is aborted without a launch-template change.
+func TestAbortOfAGroupMovedOffItsTemplate(t *testing.T) {
+	for _, del := range []bool{false, true} {
+		t.Run(map[bool]string{false: "aborted", true: "deleted"}[del], func(t *testing.T) {
+			s := newSim(t, newFixture(6, threeZones(), nil))
+			s.runUntil(300, func() bool { return s.ro.Status.Batch == 1 })
+			s.group.LaunchTemplate = nil
+			if del {
+				s.ro.DeletionTimestamp = &metav1.Time{Time: s.now}
+			} else {
+				s.ro.Spec.Abort = true
+				s.ro.Generation++
+			}
+			for step := 0; step < 3000 && !s.ro.Status.Phase.Terminal(); step++ {
+				d := s.plan()
+				if lt := actionsOf[SetLaunchTemplate](d); len(lt) > 0 {
+					t.Fatalf("abort set the launch template %v on a group without one", lt)
+				}
+				Record(&s.ro.Status, s.apply(d), s.now)
+				s.now = s.now.Add(time.Second)
+			}
+			if st := s.ro.Status; st.Phase != rolloutv1.PhaseAborted || s.group.Desired != 6 || s.group.MaxSize != 6 {
+				t.Errorf("%s, desired %d max %d; want Aborted, 6/6", st.Phase, s.group.Desired, s.group.MaxSize)
 			}
 		})
 	}

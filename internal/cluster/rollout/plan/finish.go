@@ -84,7 +84,10 @@ func (w *world) abort(d *Decision) {
 			busy++
 		}
 	}
-	if o := st.Original; o != nil && w.Group.LaunchTemplate.Version != o.LaunchTemplate.Version {
+	// A group moved to a launch configuration or a mixed instances policy
+	// meanwhile is left on it: pointing it back at the template would undo
+	// its owner's change.
+	if o, lt := st.Original, w.Group.LaunchTemplate; o != nil && lt != nil && lt.Version != o.LaunchTemplate.Version {
 		d.Actions = append(d.Actions, SetLaunchTemplate{Template: nodegroup.LaunchTemplate{ID: o.LaunchTemplate.ID, Version: o.LaunchTemplate.Version}})
 	}
 	if n := w.pickSurplus(d, keep); n > 0 {
