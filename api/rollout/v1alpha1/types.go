@@ -371,6 +371,9 @@ const (
 	ReasonAsExpected = "AsExpected"
 	// ReasonPending: the controller has not started the rollout yet.
 	ReasonPending = "Pending"
+	// ReasonAbortBlocked: the abort (or the deletion, which runs it) cannot
+	// go on: the group cannot be read or changed.
+	ReasonAbortBlocked = "AbortBlocked"
 )
 
 // Finalizer is the finalizer the controller puts on an active rollout, so

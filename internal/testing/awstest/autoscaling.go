@@ -100,6 +100,8 @@ type group struct {
 	instances []*GroupInstance // in launch order
 	created   time.Time
 	subnet    int // second octet of the group's private IPs
+	// launchDelay, when set, is the group's own launch delay.
+	launchDelay *time.Duration
 }
 
 // NewAutoScaling starts an Auto Scaling server backed by ec2 for launch
@@ -143,6 +145,35 @@ func (s *AutoScaling) SetLaunchDelay(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.launchDelay = d
+}
+
+// SetGroupLaunchDelay is SetLaunchDelay for the instances one group
+// launches from now on, whatever the server's delay.
+func (s *AutoScaling) SetGroupLaunchDelay(name string, d time.Duration) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	grp, ok := s.groups[name]
+	if !ok {
+		return fmt.Errorf("no group %s", name)
+	}
+	grp.launchDelay = &d
+	return nil
+}
+
+// DeleteGroup deletes a group as DeleteAutoScalingGroup with ForceDelete
+// does: its instances are terminated (hooks called) and the group is gone.
+func (s *AutoScaling) DeleteGroup(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	grp, ok := s.groups[name]
+	if !ok {
+		return fmt.Errorf("no group %s", name)
+	}
+	for len(grp.instances) > 0 {
+		s.remove(grp, 0)
+	}
+	delete(s.groups, name)
+	return nil
 }
 
 // Instances returns the instances of a group that are not terminated.
@@ -419,12 +450,16 @@ func (s *AutoScaling) launch(grp *group, immediate bool) {
 			"aws:ec2launchtemplate:version": strconv.Itoa(version),
 		},
 	})
-	if immediate || s.launchDelay <= 0 {
+	delay := s.launchDelay
+	if grp.launchDelay != nil {
+		delay = *grp.launchDelay
+	}
+	if immediate || delay <= 0 {
 		s.enterService(in)
 		return
 	}
 	id := in.ID
-	time.AfterFunc(s.launchDelay, func() { s.enterServiceLater(id) })
+	time.AfterFunc(delay, func() { s.enterServiceLater(id) })
 }
 
 // newInstance is the next instance of grp, in its least used zone, Pending;

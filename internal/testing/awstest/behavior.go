@@ -100,6 +100,14 @@ func (b *Behavior) FailAlways(action string, fault Fault) {
 	b.always[action] = fault
 }
 
+// StopFailing ends FailAlways for action.
+func (b *Behavior) StopFailing(action string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.init()
+	delete(b.always, action)
+}
+
 // SetDelay delays every answer to action by d.
 func (b *Behavior) SetDelay(action string, d time.Duration) {
 	b.mu.Lock()

@@ -103,6 +103,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if done, err := r.settleFinalizer(ctx, ro); done || err != nil {
 		return reconcile.Result{}, err
 	}
+	if holder, err := r.holder(ctx, ro); err != nil || holder != "" {
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		return r.wait(ctx, ro, holder)
+	}
 	return r.step(ctx, ro)
 }
 
@@ -133,14 +139,14 @@ func (r *Reconciler) step(ctx context.Context, ro *rolloutv1.NodeGroupRollout) (
 	}
 	group, err := r.Groups.Open(ctx, ro.Spec.NodeGroup)
 	if err != nil {
-		return reconcile.Result{}, err
+		return reconcile.Result{}, r.reportBlocked(ctx, ro, err)
 	}
 	t0 := time.Now()
 	var lookupErr error // of the pods the planner looks up
 	snap, err := r.snapshot(ctx, ro, group, &lookupErr)
 	if err != nil {
 		r.Recorder.Event(ro, corev1.EventTypeWarning, "SnapshotFailed", err.Error())
-		return reconcile.Result{}, err
+		return reconcile.Result{}, r.reportBlocked(ctx, ro, err)
 	}
 	d := plan.Plan(snap)
 	if lookupErr != nil {

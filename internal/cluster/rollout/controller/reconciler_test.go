@@ -379,6 +379,8 @@ func TestReconciler(t *testing.T) {
 		"rollout with refused evictions":         runsARollout,
 		"force deletes after PodEvictionFailure": forceDeletesAfterTheDrainTimeout,
 		"deleted mid-way":                        deletedMidWay,
+		"deleted after its group":                deletedAfterItsGroup,
+		"deletion blocked by access":             deletionBlockedByAccess,
 		"undecodable rollout":                    reportsAnUndecodableRollout,
 		"edited status":                          distrustsAnEditedStatus,
 	} {

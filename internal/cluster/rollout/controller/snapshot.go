@@ -39,10 +39,11 @@ func (r *Reconciler) snapshot(ctx context.Context, ro *rolloutv1.NodeGroupRollou
 		set.add(plan.NodeInstanceID(&nodes.Items[i]))
 	}
 	state, err := r.describe(ctx, ro.Name, g, set)
-	if err != nil {
+	gone := errors.Is(err, nodegroup.ErrGroupGone) && stopping(ro)
+	if err != nil && !gone {
 		return plan.Snapshot{}, fmt.Errorf("describe node group %s: %w", ro.Spec.NodeGroup.AutoScalingGroupName, err)
 	}
-	snap := plan.Snapshot{Now: r.now(), Rollout: ro, Group: state}
+	snap := plan.Snapshot{Now: r.now(), Rollout: ro, Group: state, GroupGone: gone}
 	inGroup := map[string]bool{}
 	for _, in := range state.Instances {
 		inGroup[in.ID] = true
@@ -50,7 +51,7 @@ func (r *Reconciler) snapshot(ctx context.Context, ro *rolloutv1.NodeGroupRollou
 	if err := r.addGroupNodes(ctx, &snap, nodes.Items, inGroup, lookupErr); err != nil {
 		return plan.Snapshot{}, err
 	}
-	if ro.Spec.Abort || ro.DeletionTimestamp != nil {
+	if stopping(ro) {
 		// An abort releases every node the rollout touched, also those
 		// whose instance already left the group.
 		snap.Nodes = appendTouched(snap.Nodes, nodes.Items, ro.Name, inGroup)
@@ -98,4 +99,10 @@ func appendTouched(dst, all []corev1.Node, rollout string, inGroup map[string]bo
 		}
 	}
 	return dst
+}
+
+// stopping reports whether the rollout is aborted or being deleted: the
+// abort path runs, which also ends once the group is gone.
+func stopping(ro *rolloutv1.NodeGroupRollout) bool {
+	return ro.Spec.Abort || ro.DeletionTimestamp != nil
 }

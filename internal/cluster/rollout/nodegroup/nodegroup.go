@@ -16,6 +16,10 @@ const (
 	LifecycleInService = "InService"
 )
 
+// ErrGroupGone is returned by Describe when no group has the name (it was
+// deleted).
+var ErrGroupGone = errors.New("node group not found")
+
 // ErrInstanceGone is returned by TerminateInstance when the instance is no
 // longer in the group (already terminated): the termination is done.
 var ErrInstanceGone = errors.New("instance is not in the group")
@@ -67,7 +71,8 @@ type Sizes struct {
 
 // Group reads and changes one node group. Every method is idempotent.
 type Group interface {
-	// Describe reads the group.
+	// Describe reads the group; a group that does not exist yields an
+	// error wrapping ErrGroupGone.
 	Describe(ctx context.Context) (State, error)
 	// ResolveVersion turns a version setting ("$Latest", "$Default", "7")
 	// of the group's launch template into a number.

@@ -45,12 +45,12 @@ func phaseConditions(st *rolloutv1.NodeGroupRolloutStatus) []metav1.Condition {
 // InvalidObjectConditions are the conditions of a rollout the controller
 // cannot decode: not ready, not progressing, degraded with why.
 func InvalidObjectConditions(message string, now metav1.Time) []metav1.Condition {
-	return untrustedConditions(rolloutv1.ReasonInvalidObject, message, now)
+	return degradedConditions(rolloutv1.ReasonInvalidObject, message, now)
 }
 
-// untrustedConditions are the conditions of a rollout the controller does
-// not act on, for reason: not ready, not progressing, degraded with why.
-func untrustedConditions(reason, message string, now metav1.Time) []metav1.Condition {
+// degradedConditions are the conditions of a rollout held up for reason:
+// Ready and Progressing False, Degraded True, all with reason and message.
+func degradedConditions(reason, message string, now metav1.Time) []metav1.Condition {
 	var out []metav1.Condition
 	for _, c := range []metav1.Condition{
 		{Type: rolloutv1.ConditionReady, Status: metav1.ConditionFalse},
@@ -61,4 +61,10 @@ func untrustedConditions(reason, message string, now metav1.Time) []metav1.Condi
 		out = append(out, c)
 	}
 	return out
+}
+
+// BlockedConditions are the conditions of an abort that cannot go on:
+// not ready, not progressing, degraded with why.
+func BlockedConditions(message string, now metav1.Time) []metav1.Condition {
+	return degradedConditions(rolloutv1.ReasonAbortBlocked, message, now)
 }

@@ -18,6 +18,10 @@ type Snapshot struct {
 	Now     time.Time
 	Rollout *rolloutv1.NodeGroupRollout
 	Group   nodegroup.State
+	// GroupGone says that the group no longer exists (Group is empty). Only
+	// an abort plans without it: nothing of the group is left to restore,
+	// and the nodes the rollout marked are released.
+	GroupGone bool
 	// Nodes are the cluster's Nodes (at least those of the group's
 	// instances); Pods the pods bound to them; PDBs every budget of the
 	// namespaces of those pods.

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
@@ -58,6 +60,10 @@ const abortBatch = 0
 // left to the group's own scale-in, which would not drain them).
 func (w *world) abort(d *Decision) {
 	st := &d.Status
+	if w.GroupGone {
+		w.abortGone(d)
+		return
+	}
 	t := &terminations{excess: math.MaxInt32} // every abort termination decrements
 	keep := map[string]bool{}                 // instances whose nodes stay cordoned
 	busy := 0
@@ -78,7 +84,10 @@ func (w *world) abort(d *Decision) {
 			busy++
 		}
 	}
-	if o := st.Original; o != nil && w.Group.LaunchTemplate.Version != o.LaunchTemplate.Version {
+	// A group moved to a launch configuration or a mixed instances policy
+	// meanwhile is left on it: pointing it back at the template would undo
+	// its owner's change.
+	if o, lt := st.Original, w.Group.LaunchTemplate; o != nil && lt != nil && lt.Version != o.LaunchTemplate.Version {
 		d.Actions = append(d.Actions, SetLaunchTemplate{Template: nodegroup.LaunchTemplate{ID: o.LaunchTemplate.ID, Version: o.LaunchTemplate.Version}})
 	}
 	if n := w.pickSurplus(d, keep); n > 0 {
@@ -104,6 +113,34 @@ func (w *world) abort(d *Decision) {
 	w.event(d, true, "Aborted", st.Message)
 }
 
+// abortGone ends the abort of a rollout whose group no longer exists:
+// its instances went with it, nothing of it is left to restore, and the
+// Nodes the rollout marked (those still there) are released.
+func (w *world) abortGone(d *Decision) {
+	st := &d.Status
+	for i := range st.Nodes {
+		p := &st.Nodes[i]
+		if inFlight(p.Step) {
+			p.Step, p.Blockers, p.DrainDeadline, p.LastEvictionTime = rolloutv1.StepReleased, nil, nil, nil
+		}
+	}
+	for i := range w.Nodes {
+		if n := &w.Nodes[i]; Touched(n, w.name) {
+			d.Actions = append(d.Actions, Release{Node: n.Name})
+		}
+	}
+	group := w.Rollout.Spec.NodeGroup.AutoScalingGroupName
+	if len(d.Actions) > 0 {
+		st.Message = fmt.Sprintf("aborting: Auto Scaling group %s no longer exists; releasing %d nodes", group, len(d.Actions))
+		return
+	}
+	st.Phase = rolloutv1.PhaseAborted
+	st.CompletionTime = &w.now
+	st.WaitingSince = nil
+	st.Message = fmt.Sprintf("aborted after replacing %d of %d nodes; Auto Scaling group %s no longer exists: nothing of it to restore", st.NodesReplaced, st.NodesTotal, group)
+	w.event(d, true, "Aborted", st.Message)
+}
+
 // pickSurplus starts removing the nodes the surge added beyond the
 // original desired capacity (the emptiest target-version nodes first) and
 // returns how many it picked; keep gets their instances.
@@ -117,7 +154,7 @@ func (w *world) pickSurplus(d *Decision, keep map[string]bool) int {
 		if p.Batch != abortBatch || !inFlight(p.Step) {
 			continue
 		}
-		if in, ok := w.instance(p.InstanceID); p.Step != rolloutv1.StepTerminating || (ok && in.InService()) {
+		if in, ok := w.instance(p.InstanceID); p.Step != rolloutv1.StepTerminating || (ok && live(in)) {
 			pending++
 		}
 	}
@@ -127,7 +164,7 @@ func (w *world) pickSurplus(d *Decision, keep map[string]bool) int {
 	}
 	var cands []nodegroup.Instance
 	for _, in := range w.Group.Instances {
-		if in.InService() && in.Version == st.Target.Version && !keep[in.ID] {
+		if live(in) && in.Version == st.Target.Version && !keep[in.ID] {
 			cands = append(cands, in)
 		}
 	}
@@ -144,6 +181,16 @@ func (w *world) pickSurplus(d *Decision, keep map[string]bool) int {
 		w.drain(d, &st.Nodes[len(st.Nodes)-1])
 	}
 	return len(cands)
+}
+
+// live reports whether an instance counts towards the group's capacity:
+// in service, or launching. A launching instance of the surge is surplus
+// as much as one in service: restoring the desired capacity while it
+// launches would let the group's scale-in pick which instance goes, and
+// its default termination policy picks the oldest launch-template
+// version, an old node, undrained.
+func live(in nodegroup.Instance) bool {
+	return in.InService() || in.LifecycleState == nodegroup.LifecyclePending
 }
 
 // podsToMove counts the pods a drain of the instance's node would move.
@@ -169,4 +216,23 @@ func countReleases(actions []Action) int {
 		}
 	}
 	return n
+}
+
+// Blocked is the status of a rollout that is aborted or being deleted
+// while the controller cannot plan its abort (the group cannot be read):
+// the phase is Aborting, as the first step of the abort makes it (with its
+// Aborting Event, returned), the message is msg and the conditions say
+// AbortBlocked. The next step that plans carries on from there.
+func Blocked(ro *rolloutv1.NodeGroupRollout, now time.Time, msg string) (rolloutv1.NodeGroupRolloutStatus, []Event) {
+	w := &world{Snapshot: Snapshot{Now: now, Rollout: ro}, set: settingsOf(ro), name: ro.Name, now: metav1.NewTime(now)}
+	d := &Decision{Status: *ro.Status.DeepCopy()}
+	if d.Status.Phase != rolloutv1.PhaseAborting {
+		w.beginAbort(d)
+	}
+	d.Status.Message = msg
+	for _, c := range BlockedConditions(msg, metav1.NewTime(now.Truncate(time.Second))) {
+		c.ObservedGeneration = ro.Generation
+		meta.SetStatusCondition(&d.Status.Conditions, c)
+	}
+	return d.Status, d.Events
 }

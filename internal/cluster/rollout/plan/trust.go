@@ -208,7 +208,7 @@ func Distrust(ro *rolloutv1.NodeGroupRollout, now time.Time, problem error) Deci
 		d.Events = append(d.Events, Event{Warning: true, Reason: rolloutv1.ReasonInvalidStatus, Message: msg})
 	}
 	st.Message = msg
-	for _, c := range untrustedConditions(rolloutv1.ReasonInvalidStatus, msg, metav1.NewTime(now)) {
+	for _, c := range degradedConditions(rolloutv1.ReasonInvalidStatus, msg, metav1.NewTime(now)) {
 		c.ObservedGeneration = ro.Generation
 		meta.SetStatusCondition(&st.Conditions, c)
 	}

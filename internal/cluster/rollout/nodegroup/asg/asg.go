@@ -21,6 +21,9 @@ type ASG struct {
 // Describe reads the group and its instances.
 func (a *ASG) Describe(ctx context.Context) (nodegroup.State, error) {
 	g, err := a.Client.DescribeGroup(ctx, a.Name)
+	if errors.Is(err, autoscaling.ErrGroupNotFound) {
+		return nodegroup.State{}, fmt.Errorf("%w: %w", nodegroup.ErrGroupGone, err)
+	}
 	if err != nil {
 		return nodegroup.State{}, err
 	}
