@@ -189,7 +189,7 @@ func (w *rolloutWorld) deleteRollout(t *testing.T, name string) {
 	}
 }
 
-// waitGone waits until a deleted rollout is gone.
+// waitGone waits until a deleted rollout is gone (its abort done).
 func (w *rolloutWorld) waitGone(t *testing.T, name string) {
 	t.Helper()
 	err := waitUntil(t.Context(), "rollout "+name+" gone", deleteHang, 200*time.Millisecond, []*process{w.controller()},

@@ -220,20 +220,7 @@ func testDelete(t *testing.T, w *rolloutWorld) {
 	if err := w.client.Delete(t.Context(), ro); err != nil {
 		t.Fatal(err)
 	}
-	err := waitUntil(t.Context(), "rollout delete gone", rolloutHang, 200*time.Millisecond, []*process{w.controller()},
-		func(ctx context.Context) (bool, string, error) {
-			ro, err := w.rollout(ctx, "delete")
-			if apierrors.IsNotFound(err) {
-				return true, "", nil
-			}
-			if err != nil {
-				return false, err.Error(), nil
-			}
-			return false, fmt.Sprintf("%s: %s", ro.Status.Phase, ro.Status.Message), nil
-		})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w.waitGone(t, "delete")
 	settings, _ := w.asg.Group(g.name)
 	if settings.Desired != 4 || settings.MaxSize != 4 || settings.LaunchTemplateVersion != "1" {
 		t.Errorf("group settings %+v after the deletion, want sizes 4/4 and launch template version 1 restored", settings)
