@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
 	"github.com/nodeboot/nodeboot/internal/cluster/rollout/nodegroup"
 )
@@ -19,7 +21,10 @@ type GroupOpener interface {
 // short while, so that a burst of Pod and Node events does not turn into a
 // burst of Auto Scaling calls. An action on the group drops it; a change of
 // the cluster's set of Nodes (an instance entered service or left) makes
-// it stale: each entry remembers the set it was described with.
+// it stale: each entry remembers the set it was described with. Entries
+// are kept by rollout name, and each also remembers the object (UID) and
+// the group it described, so that a rollout deleted and created again
+// under the same name, for another group, never reads the old group's.
 type groupCache struct {
 	mu      sync.Mutex
 	entries map[string]cachedGroup
@@ -29,6 +34,9 @@ type cachedGroup struct {
 	state nodegroup.State
 	at    time.Time
 	nodes nodeSet
+	// uid and group are the rollout object and the group described.
+	uid   types.UID
+	group rolloutv1.NodeGroupReference
 }
 
 // nodeSet fingerprints the cluster's Nodes by instance: their number and
@@ -60,16 +68,16 @@ func (r *Reconciler) refresh() time.Duration {
 	return DefaultGroupRefresh
 }
 
-// describe returns the group's state, from the cache while it is fresh:
-// younger than the refresh interval and described with the same set of
-// Nodes.
-func (r *Reconciler) describe(ctx context.Context, rollout string, g nodegroup.Group, nodes nodeSet) (nodegroup.State, error) {
+// describe returns the group of ro, g, from the cache while it is fresh:
+// described for this very object and group, younger than the refresh
+// interval and with the same set of Nodes.
+func (r *Reconciler) describe(ctx context.Context, ro *rolloutv1.NodeGroupRollout, g nodegroup.Group, nodes nodeSet) (nodegroup.State, error) {
 	c := r.groups()
 	now := r.now()
 	c.mu.Lock()
-	e, ok := c.entries[rollout]
+	e, ok := c.entries[ro.Name]
 	c.mu.Unlock()
-	if ok && now.Sub(e.at) < r.refresh() && e.nodes == nodes {
+	if ok && e.uid == ro.UID && e.group == ro.Spec.NodeGroup && now.Sub(e.at) < r.refresh() && e.nodes == nodes {
 		return e.state, nil
 	}
 	st, err := g.Describe(ctx)
@@ -77,7 +85,7 @@ func (r *Reconciler) describe(ctx context.Context, rollout string, g nodegroup.G
 		return nodegroup.State{}, err
 	}
 	c.mu.Lock()
-	c.entries[rollout] = cachedGroup{state: st, at: now, nodes: nodes}
+	c.entries[ro.Name] = cachedGroup{state: st, at: now, nodes: nodes, uid: ro.UID, group: ro.Spec.NodeGroup}
 	c.mu.Unlock()
 	return st, nil
 }

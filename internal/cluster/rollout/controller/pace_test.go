@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	rolloutv1 "github.com/nodeboot/nodeboot/api/rollout/v1alpha1"
 	"github.com/nodeboot/nodeboot/internal/cluster/rollout/nodegroup"
 	"github.com/nodeboot/nodeboot/internal/cluster/rollout/plan"
 )
@@ -67,8 +69,10 @@ func (g *countingGroup) Describe(context.Context) (nodegroup.State, error) {
 }
 
 // TestGroupDescriptionFollowsTheNodeSet: a description is reused while the
-// cluster's Nodes are the same ones and it is young; a Node joining or
-// leaving, or the refresh interval, asks the group again.
+// cluster's Nodes are the same ones and it is young, for the same rollout
+// object and group; a Node joining or leaving, the refresh interval, a
+// rollout of the same name created again or naming another group asks the
+// group again.
 func TestGroupDescriptionFollowsTheNodeSet(t *testing.T) {
 	clock := clocktesting.NewFakePassiveClock(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
 	r := &Reconciler{Clock: clock, GroupRefresh: 5 * time.Second}
@@ -79,23 +83,33 @@ func TestGroupDescriptionFollowsTheNodeSet(t *testing.T) {
 		three.add(id)
 	}
 	three.add("i-3")
+	r1 := &rolloutv1.NodeGroupRollout{ObjectMeta: metav1.ObjectMeta{Name: "r1", UID: "uid-1"},
+		Spec: rolloutv1.NodeGroupRolloutSpec{NodeGroup: rolloutv1.NodeGroupReference{AutoScalingGroupName: "a"}}}
+	recreated := r1.DeepCopy()
+	recreated.UID = "uid-2"
+	otherGroup := recreated.DeepCopy()
+	otherGroup.Spec.NodeGroup.AutoScalingGroupName = "b"
 	steps := []struct {
+		ro            *rolloutv1.NodeGroupRollout
 		nodes         nodeSet
 		after         time.Duration
 		wantDescribes int
 	}{
-		{two, 0, 1},
-		{two, time.Second, 1},
-		{three, 0, 2},             // a Node joined
-		{three, time.Second, 2},   // heartbeats only
-		{two, 0, 3},               // a Node left
-		{two, 5 * time.Second, 4}, // the refresh interval
-		{nodeSet{count: 2}, 0, 5}, // other Nodes, same count
-		{nodeSet{count: 2}, 0, 5},
+		{r1, two, 0, 1},
+		{r1, two, time.Second, 1},
+		{r1, three, 0, 2},             // a Node joined
+		{r1, three, time.Second, 2},   // heartbeats only
+		{r1, two, 0, 3},               // a Node left
+		{r1, two, 5 * time.Second, 4}, // the refresh interval
+		{r1, nodeSet{count: 2}, 0, 5}, // other Nodes, same count
+		{r1, nodeSet{count: 2}, 0, 5},
+		{recreated, nodeSet{count: 2}, 0, 6}, // deleted and created again
+		{recreated, nodeSet{count: 2}, 0, 6},
+		{otherGroup, nodeSet{count: 2}, 0, 7}, // another group
 	}
 	for i, s := range steps {
 		clock.SetTime(clock.Now().Add(s.after))
-		if _, err := r.describe(t.Context(), "r1", g, s.nodes); err != nil {
+		if _, err := r.describe(t.Context(), s.ro, g, s.nodes); err != nil {
 			t.Fatal(err)
 		}
 		if g.describes != s.wantDescribes {

@@ -38,7 +38,7 @@ func (r *Reconciler) snapshot(ctx context.Context, ro *rolloutv1.NodeGroupRollou
 	for i := range nodes.Items {
 		set.add(plan.NodeInstanceID(&nodes.Items[i]))
 	}
-	state, err := r.describe(ctx, ro.Name, g, set)
+	state, err := r.describe(ctx, ro, g, set)
 	gone := errors.Is(err, nodegroup.ErrGroupGone) && stopping(ro)
 	if err != nil && !gone {
 		return plan.Snapshot{}, fmt.Errorf("describe node group %s: %w", ro.Spec.NodeGroup.AutoScalingGroupName, err)
