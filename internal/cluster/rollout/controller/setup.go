@@ -46,8 +46,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr manager.Manager, 
 	return nil
 }
 
-// activeRollouts maps any event to every rollout not yet finished (nor
-// paused). It reads the two fields it needs from the unstructured objects,
+// activeRollouts maps any event to every rollout not yet finished, nor
+// paused unless it is being aborted or deleted (an abort goes on while
+// paused). It reads the fields it needs from the unstructured objects,
 // so an undecodable rollout elsewhere does not matter here. It runs for
 // every Node and Pod event (thousands per batch): it only reads, so the
 // cache's objects are not copied.
@@ -58,14 +59,21 @@ func (r *Reconciler) activeRollouts(ctx context.Context, _ client.Object) []reco
 		return nil
 	}
 	var reqs []reconcile.Request
-	for _, u := range list.Items {
-		phase, _, _ := unstructured.NestedString(u.Object, "status", "phase")
-		paused, _, _ := unstructured.NestedBool(u.Object, "spec", "paused")
-		if !rolloutv1.Phase(phase).Terminal() && !paused {
-			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: u.GetName()}})
+	for i := range list.Items {
+		if moving(&list.Items[i]) {
+			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: list.Items[i].GetName()}})
 		}
 	}
 	return reqs
+}
+
+// moving reports whether the stored rollout u acts on Node and Pod events:
+// not finished, and not paused unless it is being aborted or deleted.
+func moving(u *unstructured.Unstructured) bool {
+	phase, _, _ := unstructured.NestedString(u.Object, "status", "phase")
+	paused, _, _ := unstructured.NestedBool(u.Object, "spec", "paused")
+	abort, _, _ := unstructured.NestedBool(u.Object, "spec", "abort")
+	return !rolloutv1.Phase(phase).Terminal() && (!paused || abort || u.GetDeletionTimestamp() != nil)
 }
 
 // nodeEvents passes Node creations and deletions and the updates the
