@@ -111,12 +111,13 @@ type Evict struct {
 	AfterCordon bool
 }
 
-// Delete deletes pods of a node, bypassing PodDisruptionBudgets (force);
-// GracePeriodZero is set for pods already terminating.
+// Delete deletes pods of a node, bypassing PodDisruptionBudgets (force),
+// with their own grace period.
 type Delete struct {
 	Node string
 	Pods []PodRef
-	// Terminating pods are deleted again with a zero grace period.
+	// Terminating pods, past their grace period, are deleted again with a
+	// zero one.
 	Terminating []PodRef
 }
 

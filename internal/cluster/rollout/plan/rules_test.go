@@ -444,6 +444,39 @@ func TestDrain(t *testing.T) {
 		s.run(100)
 		s.checkSucceeded(3)
 	})
+	t.Run("force lets a deleted pod finish its grace period", func(t *testing.T) {
+		s, _ := draining(t, nil, func(f *fixture, node string) {
+			f.addPod(node, "db", grace(300))
+			f.addPod(node, "leaving", deletedAt(t0.Add(20*time.Minute)))
+			f.addPDB("db", "db", 0, 1, 1, 1)
+		})
+		s.now = s.now.Add(15 * time.Minute)
+		s.plan()
+		s.ro.Spec.Force = true
+		s.ro.Generation++
+		if del := actionsOf[Delete](s.plan()); len(del) != 1 || len(del[0].Pods) != 1 || len(del[0].Terminating) != 0 {
+			t.Fatalf("deletes %v, want db with its own grace period and leaving left to finish", del)
+		}
+		// The API server marks db terminating for its 300 s.
+		deleted := s.now
+		for i := range s.pods {
+			if s.pods[i].Name == "db" {
+				s.pods[i].DeletionTimestamp = &metav1.Time{Time: deleted.Add(300 * time.Second)}
+			}
+		}
+		for _, at := range []time.Duration{5 * time.Second, 299 * time.Second} {
+			s.now = deleted.Add(at)
+			if del := actionsOf[Delete](s.plan()); len(del) != 0 {
+				t.Fatalf("%s after the forced delete: %v, want the grace periods honoured", at, del)
+			}
+		}
+		s.now = deleted.Add(300 * time.Second)
+		if del := actionsOf[Delete](s.plan()); len(del) != 1 || len(del[0].Terminating) != 2 {
+			t.Errorf("deletes %v once both grace periods ended, want both with a zero grace period", del)
+		}
+		s.run(200)
+		s.checkSucceeded(3)
+	})
 	t.Run("retry without force restarts the drain clock", func(t *testing.T) {
 		s, _ := draining(t, nil, func(f *fixture, node string) {
 			f.addPod(node, "db")

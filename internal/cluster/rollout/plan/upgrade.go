@@ -199,19 +199,36 @@ func (w *world) podsLeft(node *corev1.Node) podsOnNode {
 }
 
 // pastDeadline handles a drain past its deadline: the rollout fails with
-// PodEvictionFailure, or with force the pods left are deleted (when due).
-// It reports whether the rollout goes on.
+// PodEvictionFailure, or with force the pods left are deleted (when due)
+// with their own grace period, and those terminating past theirs again with
+// a zero one. It reports whether the rollout goes on.
 func (w *world) pastDeadline(d *Decision, p *rolloutv1.NodeProgress, node string, left podsOnNode, due bool) bool {
 	if !w.set.Force {
 		w.fail(d, rolloutv1.PodEvictionFailure, evictionFailure(p, w.set.DrainTimeout, left.count()))
 		return false
 	}
-	if due {
-		d.Actions = append(d.Actions, Delete{Node: node, Pods: refs(append(left.evict, left.doNotEvict...)), Terminating: refs(left.terminating)})
+	pods, late := append(left.evict, left.doNotEvict...), overdue(left.terminating, w.Now)
+	if due && len(pods)+len(late) > 0 {
+		d.Actions = append(d.Actions, Delete{Node: node, Pods: refs(pods), Terminating: refs(late)})
 		p.LastEvictionTime = &w.now
-		p.Evictions += int32(left.count())
+		p.Evictions += int32(len(pods) + len(late))
 	}
 	return true
+}
+
+// overdue returns the terminating pods whose grace period has ended. The
+// others are still shutting down as their terminationGracePeriodSeconds
+// allows: a zero grace period would remove them from the API at once while
+// their containers still run (a StatefulSet's successor would start beside
+// them), so a forced drain waits for those.
+func overdue(pods []*corev1.Pod, now time.Time) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, pod := range pods {
+		if late, _ := terminatingFor(pod, now); late >= 0 {
+			out = append(out, pod)
+		}
+	}
+	return out
 }
 
 // drained records that a node is empty and moves on to the wait.
