@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -475,6 +476,35 @@ func TestDrain(t *testing.T) {
 			t.Errorf("deletes %v once both grace periods ended, want both with a zero grace period", del)
 		}
 		s.run(200)
+		s.checkSucceeded(3)
+	})
+	t.Run("force does not wait for pods that keep landing on the node", func(t *testing.T) {
+		s, node := draining(t, func(sp *rolloutv1.NodeGroupRolloutSpec) { sp.Force = true }, func(f *fixture, node string) {
+			f.addPod(node, "db")
+			f.addPDB("db", "db", 0, 1, 1, 1)
+		})
+		// A workload pinned to the node that tolerates every taint: each
+		// pod deleted has a successor there at once.
+		returns, told := 0, false
+		s.now = s.now.Add(15 * time.Minute)
+		s.runUntil(300, func() bool {
+			told = told || slices.ContainsFunc(s.last.Events, func(e Event) bool {
+				return e.Warning && e.Reason == "PodReturned" && strings.Contains(e.Message, "go with the node")
+			})
+			if !slices.ContainsFunc(s.pods, func(p corev1.Pod) bool { return p.Spec.NodeName == node }) && s.node(node) != nil {
+				returns++
+				s.addPod(node, fmt.Sprintf("pinned-%d", returns), tolerateAll(), func(p *corev1.Pod) { p.CreationTimestamp = metav1.NewTime(s.now) })
+			}
+			return s.ro.Status.Phase.Terminal()
+		})
+		if !told {
+			t.Errorf("no Warning Event names the pods left behind")
+		}
+		// Only the pinned pod there when the node went is lost with it.
+		if len(s.killed) > 1 || len(s.killed) == 1 && !strings.HasPrefix(s.killed[0], "pinned-") {
+			t.Errorf("killed %v, want at most the last pinned pod", s.killed)
+		}
+		s.killed = nil
 		s.checkSucceeded(3)
 	})
 	t.Run("retry without force restarts the drain clock", func(t *testing.T) {

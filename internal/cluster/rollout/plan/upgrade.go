@@ -149,9 +149,10 @@ func (w *world) drain(d *Decision, p *rolloutv1.NodeProgress) {
 	if cordonFirst {
 		d.Actions = append(d.Actions, Cordon{Node: node.Name})
 	}
-	left := w.podsLeft(node)
+	left := w.podsLeft(node, p)
 	if left.count() == 0 {
 		if !cordonFirst {
+			w.leftBehind(d, node.Name, left.arrived)
 			w.drained(d, p)
 		}
 		return
@@ -173,20 +174,24 @@ func (w *world) drain(d *Decision, p *rolloutv1.NodeProgress) {
 	requeue(d, max(w.set.EvictionRetryInterval, time.Millisecond))
 }
 
-// podsOnNode are a draining node's pods that must still leave, by how.
+// podsOnNode are a draining node's pods that must still leave, by how,
+// and those a forced drain leaves behind (arrivedLate).
 type podsOnNode struct {
 	evict, doNotEvict, terminating []*corev1.Pod
+	arrived                        []*corev1.Pod
 }
 
 func (p podsOnNode) count() int { return len(p.evict) + len(p.doNotEvict) + len(p.terminating) }
 
 // podsLeft sorts the pods of node that must leave: to evict, never to
-// evict (do-not-disrupt), already terminating.
-func (w *world) podsLeft(node *corev1.Node) podsOnNode {
+// evict (do-not-disrupt), already terminating; and those left behind.
+func (w *world) podsLeft(node *corev1.Node, p *rolloutv1.NodeProgress) podsOnNode {
 	var out podsOnNode
 	for _, pod := range w.podsOn(node.Name) {
 		switch {
 		case !mustLeave(pod):
+		case w.arrivedLate(p, pod):
+			out.arrived = append(out.arrived, pod)
 		case pod.DeletionTimestamp != nil:
 			out.terminating = append(out.terminating, pod)
 		case doNotDisruptAnnotation(pod) != "":
@@ -231,6 +236,26 @@ func overdue(pods []*corev1.Pod, now time.Time) []*corev1.Pod {
 	return out
 }
 
+// arrivedLate reports whether a forced drain past its deadline leaves pod
+// to go with the node: created after the deadline, it was scheduled onto
+// the cordoned node (it tolerates the cordon) or bound there directly, and
+// each deletion would only put a successor in its place, so waiting for
+// the node to empty would never end.
+func (w *world) arrivedLate(p *rolloutv1.NodeProgress, pod *corev1.Pod) bool {
+	return w.set.Force && p.DrainDeadline != nil && !w.Now.Before(p.DrainDeadline.Time) &&
+		pod.CreationTimestamp.After(p.DrainDeadline.Time)
+}
+
+// leftBehind tells, with a Warning Event, which pods a forced drain did not
+// wait for.
+func (w *world) leftBehind(d *Decision, node string, pods []*corev1.Pod) {
+	if len(pods) == 0 {
+		return
+	}
+	w.event(d, true, "PodReturned", fmt.Sprintf("node %s drained (force) except %s: scheduled onto it after the drain deadline, they go with the node",
+		node, joinRefs(refs(pods))))
+}
+
 // drained records that a node is empty and moves on to the wait.
 func (w *world) drained(d *Decision, p *rolloutv1.NodeProgress) {
 	p.Step = rolloutv1.StepWaitingAfterDrain
@@ -244,7 +269,7 @@ func (w *world) drained(d *Decision, p *rolloutv1.NodeProgress) {
 func (w *world) afterDrain(d *Decision, p *rolloutv1.NodeProgress, t *terminations) {
 	if node, ok := w.nodes[p.InstanceID]; ok {
 		for _, pod := range w.podsOn(node.Name) {
-			if mustLeave(pod) && pod.DeletionTimestamp == nil {
+			if mustLeave(pod) && pod.DeletionTimestamp == nil && !w.arrivedLate(p, pod) {
 				p.Step, p.DrainedTime = rolloutv1.StepDraining, nil
 				w.event(d, false, "PodReturned", fmt.Sprintf("pod %s/%s was scheduled onto drained node %s; draining again", pod.Namespace, pod.Name, node.Name))
 				w.drain(d, p)
