@@ -489,7 +489,7 @@ func TestDrain(t *testing.T) {
 		s.now = s.now.Add(15 * time.Minute)
 		s.runUntil(300, func() bool {
 			told = told || slices.ContainsFunc(s.last.Events, func(e Event) bool {
-				return e.Warning && e.Reason == "PodReturned" && strings.Contains(e.Message, "go with the node")
+				return e.Warning && e.Reason == "PodsLeftBehind" && strings.Contains(e.Message, "go with the node")
 			})
 			if !slices.ContainsFunc(s.pods, func(p corev1.Pod) bool { return p.Spec.NodeName == node }) && s.node(node) != nil {
 				returns++
@@ -505,6 +505,33 @@ func TestDrain(t *testing.T) {
 			t.Errorf("killed %v, want at most the last pinned pod", s.killed)
 		}
 		s.killed = nil
+		s.checkSucceeded(3)
+	})
+	t.Run("force does not wait for a pod its finalizers hold after a zero grace period", func(t *testing.T) {
+		s, _ := draining(t, func(sp *rolloutv1.NodeGroupRolloutSpec) { sp.Force = true }, func(f *fixture, node string) {
+			// On a NotReady node: no kubelet ends it, its finalizer stays.
+			f.addPod(node, "held", deletedAt(t0.Add(-time.Hour)), func(p *corev1.Pod) { p.Finalizers = []string{"example.com/hold"} })
+		})
+		if b := s.ro.Status.Nodes[0].Blockers; len(b) != 1 || !strings.Contains(b[0].Message, "finalizers example.com/hold") {
+			t.Errorf("blockers %+v, want the finalizer named", b)
+		}
+		s.now = s.now.Add(15 * time.Minute)
+		d := s.plan()
+		if del := actionsOf[Delete](d); len(del) != 1 || len(del[0].Terminating) != 1 {
+			t.Fatalf("deletes %v, want held deleted with a zero grace period", del)
+		}
+		// The API server keeps it, with a zero grace period, for its finalizer.
+		i := slices.IndexFunc(s.pods, func(p corev1.Pod) bool { return p.Name == "held" })
+		s.pods[i].DeletionGracePeriodSeconds = ptr.To[int64](0)
+		s.now = s.now.Add(5 * time.Second)
+		d = s.plan()
+		if p := d.Status.Nodes[0]; p.Step != rolloutv1.StepWaitingAfterDrain || !slices.ContainsFunc(d.Events, func(e Event) bool {
+			return e.Warning && strings.Contains(e.Message, "default/held") && strings.Contains(e.Message, "example.com/hold")
+		}) {
+			t.Fatalf("step %s events %v; want drained and a Warning Event naming the pod and its finalizer", p.Step, d.Events)
+		}
+		s.pods[i].Spec.NodeName = "" // gone with the node, for the sim's checks
+		s.run(100)
 		s.checkSucceeded(3)
 	})
 	t.Run("retry without force restarts the drain clock", func(t *testing.T) {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -152,7 +153,7 @@ func (w *world) drain(d *Decision, p *rolloutv1.NodeProgress) {
 	left := w.podsLeft(node, p)
 	if left.count() == 0 {
 		if !cordonFirst {
-			w.leftBehind(d, node.Name, left.arrived)
+			w.leftBehind(d, p, node.Name, left.behind)
 			w.drained(d, p)
 		}
 		return
@@ -175,10 +176,10 @@ func (w *world) drain(d *Decision, p *rolloutv1.NodeProgress) {
 }
 
 // podsOnNode are a draining node's pods that must still leave, by how,
-// and those a forced drain leaves behind (arrivedLate).
+// and those a forced drain leaves behind (goesWithNode).
 type podsOnNode struct {
 	evict, doNotEvict, terminating []*corev1.Pod
-	arrived                        []*corev1.Pod
+	behind                         []*corev1.Pod
 }
 
 func (p podsOnNode) count() int { return len(p.evict) + len(p.doNotEvict) + len(p.terminating) }
@@ -190,8 +191,8 @@ func (w *world) podsLeft(node *corev1.Node, p *rolloutv1.NodeProgress) podsOnNod
 	for _, pod := range w.podsOn(node.Name) {
 		switch {
 		case !mustLeave(pod):
-		case w.arrivedLate(p, pod):
-			out.arrived = append(out.arrived, pod)
+		case w.goesWithNode(p, pod) != "":
+			out.behind = append(out.behind, pod)
 		case pod.DeletionTimestamp != nil:
 			out.terminating = append(out.terminating, pod)
 		case doNotDisruptAnnotation(pod) != "":
@@ -236,24 +237,43 @@ func overdue(pods []*corev1.Pod, now time.Time) []*corev1.Pod {
 	return out
 }
 
-// arrivedLate reports whether a forced drain past its deadline leaves pod
-// to go with the node: created after the deadline, it was scheduled onto
-// the cordoned node (it tolerates the cordon) or bound there directly, and
-// each deletion would only put a successor in its place, so waiting for
-// the node to empty would never end.
-func (w *world) arrivedLate(p *rolloutv1.NodeProgress, pod *corev1.Pod) bool {
-	return w.set.Force && p.DrainDeadline != nil && !w.Now.Before(p.DrainDeadline.Time) &&
-		pod.CreationTimestamp.After(p.DrainDeadline.Time)
+// goesWithNode returns why a forced drain past its deadline leaves pod to
+// go with the node, or "" if it waits for it. Waiting would never end for
+// a pod created after the deadline: it was scheduled onto the cordoned
+// node (it tolerates the cordon) or bound there directly, and each deletion
+// only puts a successor in its place. Nor for one deleted with a zero grace
+// period that its finalizers keep: only their owner can remove it.
+func (w *world) goesWithNode(p *rolloutv1.NodeProgress, pod *corev1.Pod) string {
+	if !w.set.Force || p.DrainDeadline == nil || w.Now.Before(p.DrainDeadline.Time) {
+		return ""
+	}
+	switch {
+	case pod.CreationTimestamp.After(p.DrainDeadline.Time):
+		return "bound to the node after its drain deadline"
+	case heldByFinalizers(pod):
+		return "deleted with a zero grace period, kept by finalizers " + strings.Join(pod.Finalizers, ", ")
+	}
+	return ""
+}
+
+// heldByFinalizers reports whether pod was deleted with a zero grace
+// period and only its finalizers keep it.
+func heldByFinalizers(pod *corev1.Pod) bool {
+	g := pod.DeletionGracePeriodSeconds
+	return pod.DeletionTimestamp != nil && g != nil && *g == 0 && len(pod.Finalizers) > 0
 }
 
 // leftBehind tells, with a Warning Event, which pods a forced drain did not
-// wait for.
-func (w *world) leftBehind(d *Decision, node string, pods []*corev1.Pod) {
+// wait for, and why.
+func (w *world) leftBehind(d *Decision, p *rolloutv1.NodeProgress, node string, pods []*corev1.Pod) {
 	if len(pods) == 0 {
 		return
 	}
-	w.event(d, true, "PodReturned", fmt.Sprintf("node %s drained (force) except %s: scheduled onto it after the drain deadline, they go with the node",
-		node, joinRefs(refs(pods))))
+	why := make([]string, len(pods))
+	for i, pod := range pods {
+		why[i] = fmt.Sprintf("%s/%s (%s)", pod.Namespace, pod.Name, w.goesWithNode(p, pod))
+	}
+	w.event(d, true, "PodsLeftBehind", fmt.Sprintf("node %s drained (force) except %s: they go with the node", node, strings.Join(why, "; ")))
 }
 
 // drained records that a node is empty and moves on to the wait.
@@ -269,7 +289,7 @@ func (w *world) drained(d *Decision, p *rolloutv1.NodeProgress) {
 func (w *world) afterDrain(d *Decision, p *rolloutv1.NodeProgress, t *terminations) {
 	if node, ok := w.nodes[p.InstanceID]; ok {
 		for _, pod := range w.podsOn(node.Name) {
-			if mustLeave(pod) && pod.DeletionTimestamp == nil && !w.arrivedLate(p, pod) {
+			if mustLeave(pod) && pod.DeletionTimestamp == nil && w.goesWithNode(p, pod) == "" {
 				p.Step, p.DrainedTime = rolloutv1.StepDraining, nil
 				w.event(d, false, "PodReturned", fmt.Sprintf("pod %s/%s was scheduled onto drained node %s; draining again", pod.Namespace, pod.Name, node.Name))
 				w.drain(d, p)
