@@ -802,3 +802,29 @@ func TestTerminalPhasesDoNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestEvictMarksUnhealthyPods: pods a budget may not protect (PodRef.Unhealthy)
+// are told apart from Running and Ready ones.
+func TestEvictMarksUnhealthyPods(t *testing.T) {
+	ready := func(p *corev1.Pod) {
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	}
+	tests := []struct {
+		name string
+		opts []podOpt
+		want bool
+	}{
+		{name: "running and ready", opts: []podOpt{ready}, want: false},
+		{name: "running, not ready", want: true},
+		{name: "pending, bound to the node", opts: []podOpt{func(p *corev1.Pod) { p.Status.Phase = corev1.PodPending }}, want: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _ := draining(t, nil, func(f *fixture, node string) { f.addPod(node, "web", tc.opts...) })
+			ev := actionsOf[Evict](s.last)
+			if len(ev) != 1 || len(ev[0].Pods) != 1 || ev[0].Pods[0].Unhealthy != tc.want {
+				t.Fatalf("evictions %+v, want web with Unhealthy %t", ev, tc.want)
+			}
+		})
+	}
+}

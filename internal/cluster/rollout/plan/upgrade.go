@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -393,13 +394,25 @@ func (w *world) batchMessage(st *rolloutv1.NodeGroupRolloutStatus) string {
 		st.Batch, steps[rolloutv1.StepDraining], steps[rolloutv1.StepWaitingAfterDrain], steps[rolloutv1.StepTerminating], st.NodesReplaced, blocked)
 }
 
-// refsWithBudgets names pods with the budgets that select them.
+// refsWithBudgets names pods with the budgets that select them, and
+// whether they are unhealthy (PodRef.Unhealthy).
 func (w *world) refsWithBudgets(pods []*corev1.Pod) []PodRef {
 	out := refs(pods)
 	for i, p := range pods {
 		out[i].PodDisruptionBudgets = budgetNames(w.budgets.matching(p))
+		out[i].Unhealthy = !runningAndReady(p)
 	}
 	return out
+}
+
+// runningAndReady reports whether p counts as healthy for a budget.
+func runningAndReady(p *corev1.Pod) bool {
+	if p.Status.Phase != corev1.PodRunning {
+		return false
+	}
+	return slices.ContainsFunc(p.Status.Conditions, func(c corev1.PodCondition) bool {
+		return c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue
+	})
 }
 
 func refs(pods []*corev1.Pod) []PodRef {
