@@ -45,10 +45,11 @@ type refusals struct {
 	by map[string]plan.EvictionResult
 }
 
-// evictOnce evicts one pod unless its budgets refused another pod this step.
+// evictOnce evicts one pod unless its budgets refused another pod this
+// step and it is healthy (an unhealthy pod may go all the same).
 func (r *Reconciler) evictOnce(ctx context.Context, e eviction, seen *refusals) plan.EvictionResult {
 	key := budgetKey(e.pod)
-	if key != "" {
+	if key != "" && !e.pod.Unhealthy {
 		seen.mu.Lock()
 		by, refused := seen.by[key]
 		seen.mu.Unlock()

@@ -149,3 +149,29 @@ func TestExecuteEvictsInParallel(t *testing.T) {
 		t.Errorf("at most %d evictions in flight at once, want them side by side", rec.maxSeen)
 	}
 }
+
+// TestExecuteStillAsksForUnhealthyPods: a budget's refusal of a healthy
+// pod says nothing about a pod of it that is not Running and Ready: the
+// Eviction API lets Pending pods go whatever the budget, and not-Ready ones
+// under unhealthyPodEvictionPolicy AlwaysAllow or while the budget has its
+// healthy pods (IfHealthyBudget, the default). Evicting such a pod is often
+// what would free the budget for the others; queued behind a refusal in
+// every step, it never went.
+func TestExecuteStillAsksForUnhealthyPods(t *testing.T) {
+	r, rec := evictingReconciler(t, 0, 1)
+	crashing := pod("web-crashing", "default/web")
+	crashing.Unhealthy = true
+	actions := []plan.Action{plan.Evict{Node: "node-0", Pods: []plan.PodRef{pod("web-ready", "default/web"), crashing}}}
+	res, err := r.execute(t.Context(), "r1", nil, actions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.sent) != 2 {
+		t.Errorf("requests %v, want both pods asked for", rec.sent)
+	}
+	for _, er := range res.Evictions {
+		if er.NotSent {
+			t.Errorf("%s not sent: %s", er.Pod, er.Message)
+		}
+	}
+}

@@ -40,6 +40,9 @@ func (w *world) blockers(p *rolloutv1.NodeProgress, evict, doNotEvict, terminati
 		if late >= 0 {
 			msg = fmt.Sprintf("terminating; grace period ended %s ago", late.Round(time.Second))
 		}
+		if len(pod.Finalizers) > 0 {
+			msg += "; finalizers " + strings.Join(pod.Finalizers, ", ")
+		}
 		add(pod, rolloutv1.BlockedTerminating, msg)
 	}
 	still := map[string]bool{}

@@ -69,6 +69,12 @@ type PodRef struct {
 	// PodDisruptionBudgets are the budgets selecting the pod (namespace/
 	// name), to name them when an eviction is refused.
 	PodDisruptionBudgets []string
+	// Unhealthy: the pod is not Running and Ready, so the Eviction API may
+	// let it go whatever its budgets allow (a Pending pod always, a
+	// not-Ready one under unhealthyPodEvictionPolicy AlwaysAllow or while
+	// the budget has its healthy pods): a refusal of another pod of the
+	// same budgets does not predict its answer.
+	Unhealthy bool
 }
 
 func (p PodRef) String() string { return p.Namespace + "/" + p.Name }
@@ -111,12 +117,13 @@ type Evict struct {
 	AfterCordon bool
 }
 
-// Delete deletes pods of a node, bypassing PodDisruptionBudgets (force);
-// GracePeriodZero is set for pods already terminating.
+// Delete deletes pods of a node, bypassing PodDisruptionBudgets (force),
+// with their own grace period.
 type Delete struct {
 	Node string
 	Pods []PodRef
-	// Terminating pods are deleted again with a zero grace period.
+	// Terminating pods, past their grace period, are deleted again with a
+	// zero one.
 	Terminating []PodRef
 }
 

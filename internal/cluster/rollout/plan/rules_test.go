@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -444,6 +445,95 @@ func TestDrain(t *testing.T) {
 		s.run(100)
 		s.checkSucceeded(3)
 	})
+	t.Run("force lets a deleted pod finish its grace period", func(t *testing.T) {
+		s, _ := draining(t, nil, func(f *fixture, node string) {
+			f.addPod(node, "db", grace(300))
+			f.addPod(node, "leaving", deletedAt(t0.Add(20*time.Minute)))
+			f.addPDB("db", "db", 0, 1, 1, 1)
+		})
+		s.now = s.now.Add(15 * time.Minute)
+		s.plan()
+		s.ro.Spec.Force = true
+		s.ro.Generation++
+		if del := actionsOf[Delete](s.plan()); len(del) != 1 || len(del[0].Pods) != 1 || len(del[0].Terminating) != 0 {
+			t.Fatalf("deletes %v, want db with its own grace period and leaving left to finish", del)
+		}
+		// The API server marks db terminating for its 300 s.
+		deleted := s.now
+		for i := range s.pods {
+			if s.pods[i].Name == "db" {
+				s.pods[i].DeletionTimestamp = &metav1.Time{Time: deleted.Add(300 * time.Second)}
+			}
+		}
+		for _, at := range []time.Duration{5 * time.Second, 299 * time.Second} {
+			s.now = deleted.Add(at)
+			if del := actionsOf[Delete](s.plan()); len(del) != 0 {
+				t.Fatalf("%s after the forced delete: %v, want the grace periods honoured", at, del)
+			}
+		}
+		s.now = deleted.Add(300 * time.Second)
+		if del := actionsOf[Delete](s.plan()); len(del) != 1 || len(del[0].Terminating) != 2 {
+			t.Errorf("deletes %v once both grace periods ended, want both with a zero grace period", del)
+		}
+		s.run(200)
+		s.checkSucceeded(3)
+	})
+	t.Run("force does not wait for pods that keep landing on the node", func(t *testing.T) {
+		s, node := draining(t, func(sp *rolloutv1.NodeGroupRolloutSpec) { sp.Force = true }, func(f *fixture, node string) {
+			f.addPod(node, "db")
+			f.addPDB("db", "db", 0, 1, 1, 1)
+		})
+		// A workload pinned to the node that tolerates every taint: each
+		// pod deleted has a successor there at once.
+		returns, told := 0, false
+		s.now = s.now.Add(15 * time.Minute)
+		s.runUntil(300, func() bool {
+			told = told || slices.ContainsFunc(s.last.Events, func(e Event) bool {
+				return e.Warning && e.Reason == "PodsLeftBehind" && strings.Contains(e.Message, "go with the node")
+			})
+			if !slices.ContainsFunc(s.pods, func(p corev1.Pod) bool { return p.Spec.NodeName == node }) && s.node(node) != nil {
+				returns++
+				s.addPod(node, fmt.Sprintf("pinned-%d", returns), tolerateAll(), func(p *corev1.Pod) { p.CreationTimestamp = metav1.NewTime(s.now) })
+			}
+			return s.ro.Status.Phase.Terminal()
+		})
+		if !told {
+			t.Errorf("no Warning Event names the pods left behind")
+		}
+		// Only the pinned pod there when the node went is lost with it.
+		if len(s.killed) > 1 || len(s.killed) == 1 && !strings.HasPrefix(s.killed[0], "pinned-") {
+			t.Errorf("killed %v, want at most the last pinned pod", s.killed)
+		}
+		s.killed = nil
+		s.checkSucceeded(3)
+	})
+	t.Run("force does not wait for a pod its finalizers hold after a zero grace period", func(t *testing.T) {
+		s, _ := draining(t, func(sp *rolloutv1.NodeGroupRolloutSpec) { sp.Force = true }, func(f *fixture, node string) {
+			// On a NotReady node: no kubelet ends it, its finalizer stays.
+			f.addPod(node, "held", deletedAt(t0.Add(-time.Hour)), func(p *corev1.Pod) { p.Finalizers = []string{"example.com/hold"} })
+		})
+		if b := s.ro.Status.Nodes[0].Blockers; len(b) != 1 || !strings.Contains(b[0].Message, "finalizers example.com/hold") {
+			t.Errorf("blockers %+v, want the finalizer named", b)
+		}
+		s.now = s.now.Add(15 * time.Minute)
+		d := s.plan()
+		if del := actionsOf[Delete](d); len(del) != 1 || len(del[0].Terminating) != 1 {
+			t.Fatalf("deletes %v, want held deleted with a zero grace period", del)
+		}
+		// The API server keeps it, with a zero grace period, for its finalizer.
+		i := slices.IndexFunc(s.pods, func(p corev1.Pod) bool { return p.Name == "held" })
+		s.pods[i].DeletionGracePeriodSeconds = ptr.To[int64](0)
+		s.now = s.now.Add(5 * time.Second)
+		d = s.plan()
+		if p := d.Status.Nodes[0]; p.Step != rolloutv1.StepWaitingAfterDrain || !slices.ContainsFunc(d.Events, func(e Event) bool {
+			return e.Warning && strings.Contains(e.Message, "default/held") && strings.Contains(e.Message, "example.com/hold")
+		}) {
+			t.Fatalf("step %s events %v; want drained and a Warning Event naming the pod and its finalizer", p.Step, d.Events)
+		}
+		s.pods[i].Spec.NodeName = "" // gone with the node, for the sim's checks
+		s.run(100)
+		s.checkSucceeded(3)
+	})
 	t.Run("retry without force restarts the drain clock", func(t *testing.T) {
 		s, _ := draining(t, nil, func(f *fixture, node string) {
 			f.addPod(node, "db")
@@ -710,5 +800,31 @@ func TestTerminalPhasesDoNothing(t *testing.T) {
 		if d := f.plan(); len(d.Actions) != 0 || len(d.Events) != 0 || d.Status.Phase != phase {
 			t.Errorf("%s: actions %v events %v", phase, d.Actions, d.Events)
 		}
+	}
+}
+
+// TestEvictMarksUnhealthyPods: pods a budget may not protect (PodRef.Unhealthy)
+// are told apart from Running and Ready ones.
+func TestEvictMarksUnhealthyPods(t *testing.T) {
+	ready := func(p *corev1.Pod) {
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	}
+	tests := []struct {
+		name string
+		opts []podOpt
+		want bool
+	}{
+		{name: "running and ready", opts: []podOpt{ready}, want: false},
+		{name: "running, not ready", want: true},
+		{name: "pending, bound to the node", opts: []podOpt{func(p *corev1.Pod) { p.Status.Phase = corev1.PodPending }}, want: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _ := draining(t, nil, func(f *fixture, node string) { f.addPod(node, "web", tc.opts...) })
+			ev := actionsOf[Evict](s.last)
+			if len(ev) != 1 || len(ev[0].Pods) != 1 || ev[0].Pods[0].Unhealthy != tc.want {
+				t.Fatalf("evictions %+v, want web with Unhealthy %t", ev, tc.want)
+			}
+		})
 	}
 }

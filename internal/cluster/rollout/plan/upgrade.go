@@ -2,6 +2,8 @@ package plan
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -149,9 +151,10 @@ func (w *world) drain(d *Decision, p *rolloutv1.NodeProgress) {
 	if cordonFirst {
 		d.Actions = append(d.Actions, Cordon{Node: node.Name})
 	}
-	left := w.podsLeft(node)
+	left := w.podsLeft(node, p)
 	if left.count() == 0 {
 		if !cordonFirst {
+			w.leftBehind(d, p, node.Name, left.behind)
 			w.drained(d, p)
 		}
 		return
@@ -173,20 +176,24 @@ func (w *world) drain(d *Decision, p *rolloutv1.NodeProgress) {
 	requeue(d, max(w.set.EvictionRetryInterval, time.Millisecond))
 }
 
-// podsOnNode are a draining node's pods that must still leave, by how.
+// podsOnNode are a draining node's pods that must still leave, by how,
+// and those a forced drain leaves behind (goesWithNode).
 type podsOnNode struct {
 	evict, doNotEvict, terminating []*corev1.Pod
+	behind                         []*corev1.Pod
 }
 
 func (p podsOnNode) count() int { return len(p.evict) + len(p.doNotEvict) + len(p.terminating) }
 
 // podsLeft sorts the pods of node that must leave: to evict, never to
-// evict (do-not-disrupt), already terminating.
-func (w *world) podsLeft(node *corev1.Node) podsOnNode {
+// evict (do-not-disrupt), already terminating; and those left behind.
+func (w *world) podsLeft(node *corev1.Node, p *rolloutv1.NodeProgress) podsOnNode {
 	var out podsOnNode
 	for _, pod := range w.podsOn(node.Name) {
 		switch {
 		case !mustLeave(pod):
+		case w.goesWithNode(p, pod) != "":
+			out.behind = append(out.behind, pod)
 		case pod.DeletionTimestamp != nil:
 			out.terminating = append(out.terminating, pod)
 		case doNotDisruptAnnotation(pod) != "":
@@ -199,19 +206,75 @@ func (w *world) podsLeft(node *corev1.Node) podsOnNode {
 }
 
 // pastDeadline handles a drain past its deadline: the rollout fails with
-// PodEvictionFailure, or with force the pods left are deleted (when due).
-// It reports whether the rollout goes on.
+// PodEvictionFailure, or with force the pods left are deleted (when due)
+// with their own grace period, and those terminating past theirs again with
+// a zero one. It reports whether the rollout goes on.
 func (w *world) pastDeadline(d *Decision, p *rolloutv1.NodeProgress, node string, left podsOnNode, due bool) bool {
 	if !w.set.Force {
 		w.fail(d, rolloutv1.PodEvictionFailure, evictionFailure(p, w.set.DrainTimeout, left.count()))
 		return false
 	}
-	if due {
-		d.Actions = append(d.Actions, Delete{Node: node, Pods: refs(append(left.evict, left.doNotEvict...)), Terminating: refs(left.terminating)})
+	pods, late := append(left.evict, left.doNotEvict...), overdue(left.terminating, w.Now)
+	if due && len(pods)+len(late) > 0 {
+		d.Actions = append(d.Actions, Delete{Node: node, Pods: refs(pods), Terminating: refs(late)})
 		p.LastEvictionTime = &w.now
-		p.Evictions += int32(left.count())
+		p.Evictions += int32(len(pods) + len(late))
 	}
 	return true
+}
+
+// overdue returns the terminating pods whose grace period has ended. The
+// others are still shutting down as their terminationGracePeriodSeconds
+// allows: a zero grace period would remove them from the API at once while
+// their containers still run (a StatefulSet's successor would start beside
+// them), so a forced drain waits for those.
+func overdue(pods []*corev1.Pod, now time.Time) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, pod := range pods {
+		if late, _ := terminatingFor(pod, now); late >= 0 {
+			out = append(out, pod)
+		}
+	}
+	return out
+}
+
+// goesWithNode returns why a forced drain past its deadline leaves pod to
+// go with the node, or "" if it waits for it. Waiting would never end for
+// a pod created after the deadline: it was scheduled onto the cordoned
+// node (it tolerates the cordon) or bound there directly, and each deletion
+// only puts a successor in its place. Nor for one deleted with a zero grace
+// period that its finalizers keep: only their owner can remove it.
+func (w *world) goesWithNode(p *rolloutv1.NodeProgress, pod *corev1.Pod) string {
+	if !w.set.Force || p.DrainDeadline == nil || w.Now.Before(p.DrainDeadline.Time) {
+		return ""
+	}
+	switch {
+	case pod.CreationTimestamp.After(p.DrainDeadline.Time):
+		return "bound to the node after its drain deadline"
+	case heldByFinalizers(pod):
+		return "deleted with a zero grace period, kept by finalizers " + strings.Join(pod.Finalizers, ", ")
+	}
+	return ""
+}
+
+// heldByFinalizers reports whether pod was deleted with a zero grace
+// period and only its finalizers keep it.
+func heldByFinalizers(pod *corev1.Pod) bool {
+	g := pod.DeletionGracePeriodSeconds
+	return pod.DeletionTimestamp != nil && g != nil && *g == 0 && len(pod.Finalizers) > 0
+}
+
+// leftBehind tells, with a Warning Event, which pods a forced drain did not
+// wait for, and why.
+func (w *world) leftBehind(d *Decision, p *rolloutv1.NodeProgress, node string, pods []*corev1.Pod) {
+	if len(pods) == 0 {
+		return
+	}
+	why := make([]string, len(pods))
+	for i, pod := range pods {
+		why[i] = fmt.Sprintf("%s/%s (%s)", pod.Namespace, pod.Name, w.goesWithNode(p, pod))
+	}
+	w.event(d, true, "PodsLeftBehind", fmt.Sprintf("node %s drained (force) except %s: they go with the node", node, strings.Join(why, "; ")))
 }
 
 // drained records that a node is empty and moves on to the wait.
@@ -227,7 +290,7 @@ func (w *world) drained(d *Decision, p *rolloutv1.NodeProgress) {
 func (w *world) afterDrain(d *Decision, p *rolloutv1.NodeProgress, t *terminations) {
 	if node, ok := w.nodes[p.InstanceID]; ok {
 		for _, pod := range w.podsOn(node.Name) {
-			if mustLeave(pod) && pod.DeletionTimestamp == nil {
+			if mustLeave(pod) && pod.DeletionTimestamp == nil && w.goesWithNode(p, pod) == "" {
 				p.Step, p.DrainedTime = rolloutv1.StepDraining, nil
 				w.event(d, false, "PodReturned", fmt.Sprintf("pod %s/%s was scheduled onto drained node %s; draining again", pod.Namespace, pod.Name, node.Name))
 				w.drain(d, p)
@@ -331,13 +394,25 @@ func (w *world) batchMessage(st *rolloutv1.NodeGroupRolloutStatus) string {
 		st.Batch, steps[rolloutv1.StepDraining], steps[rolloutv1.StepWaitingAfterDrain], steps[rolloutv1.StepTerminating], st.NodesReplaced, blocked)
 }
 
-// refsWithBudgets names pods with the budgets that select them.
+// refsWithBudgets names pods with the budgets that select them, and
+// whether they are unhealthy (PodRef.Unhealthy).
 func (w *world) refsWithBudgets(pods []*corev1.Pod) []PodRef {
 	out := refs(pods)
 	for i, p := range pods {
 		out[i].PodDisruptionBudgets = budgetNames(w.budgets.matching(p))
+		out[i].Unhealthy = !runningAndReady(p)
 	}
 	return out
+}
+
+// runningAndReady reports whether p counts as healthy for a budget.
+func runningAndReady(p *corev1.Pod) bool {
+	if p.Status.Phase != corev1.PodRunning {
+		return false
+	}
+	return slices.ContainsFunc(p.Status.Conditions, func(c corev1.PodCondition) bool {
+		return c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue
+	})
 }
 
 func refs(pods []*corev1.Pod) []PodRef {
