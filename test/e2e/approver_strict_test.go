@@ -36,7 +36,7 @@ type strictCase struct {
 // --ec2-inventory=on it refuses to start without a region or a cluster.
 func TestApproverStrictness(t *testing.T) {
 	env := loadEnv(t)
-	nodes := newWorldNodes(4)
+	nodes := newWorldNodes(5)
 	nodes[1].extraAddresses = []corev1.NodeAddress{
 		{Type: corev1.NodeInternalIP, Address: "127.0.0.1"},
 		{Type: corev1.NodeHostName, Address: "kubernetes.default.svc"},
@@ -44,7 +44,11 @@ func TestApproverStrictness(t *testing.T) {
 	}
 	nodes[2].vpc = foreignVPC
 	nodes[3].owner = foreignOwner
-	honest, spoofer, otherVPC, otherAccount := nodes[0], nodes[1], nodes[2], nodes[3]
+	// nodes[4] runs pods on secondary IPs (the VPC CNI) and writes two of
+	// them into its own status.
+	nodes[4].podIPs, nodes[4].cniIPs = []string{"10.1.9.11", "10.1.9.12"}, []string{"10.1.9.21"}
+	nodes[4].extraAddresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.1.9.11"}, {Type: corev1.NodeInternalIP, Address: "10.1.9.21"}}
+	honest, spoofer, otherVPC, otherAccount, podSpoofer := nodes[0], nodes[1], nodes[2], nodes[3], nodes[4]
 	w := startApproverWorld(t, env, nodes)
 
 	t.Run("auto without a region denies what it cannot verify", func(t *testing.T) {
@@ -83,6 +87,12 @@ func TestApproverStrictness(t *testing.T) {
 			{name: "OU=system:masters in the subject", node: honest, key: csrKey{orgUnits: []string{"system:masters"}}, dns: dns, ips: ips,
 				wantReason: policy.ReasonUnexpectedSubjectAttribute, wantMessage: `OU="system:masters"`},
 			{name: "100 SANs", node: honest, dns: dns, ips: repeatIP(ips[0], 100), wantReason: policy.ReasonTooManySANs},
+			{name: "a pod's IP (a secondary IP of the instance) the node wrote into its own status", node: podSpoofer,
+				dns: []string{podSpoofer.name}, ips: []net.IP{net.ParseIP(podSpoofer.ip), net.ParseIP("10.1.9.11")},
+				wantReason: policy.ReasonIPAddressNotPrimary, wantMessage: "IP SAN 10.1.9.11 is a secondary address of EC2 instance " + podSpoofer.instanceID},
+			{name: "an address of the CNI's interface the node wrote into its own status", node: podSpoofer,
+				dns: []string{podSpoofer.name}, ips: []net.IP{net.ParseIP(podSpoofer.ip), net.ParseIP("10.1.9.21")},
+				wantReason: policy.ReasonIPAddressNotPrimary},
 			{name: "a request of 700 SANs (over 16 KiB)", node: honest, dns: many, ips: ips, wantReason: policy.ReasonRequestTooLarge},
 		})
 	})

@@ -47,6 +47,10 @@ type worldNode struct {
 	extraAddresses []corev1.NodeAddress
 	// noInstance: EC2 knows no instance behind the Node.
 	noInstance bool
+	// podIPs are secondary private IPs of its primary interface and
+	// cniIPs the addresses of a second interface: what the VPC CNI gives
+	// its pods, which the Node does not report.
+	podIPs, cniIPs []string
 }
 
 // approverWorld is a control plane without a kubelet, Node objects created
@@ -149,9 +153,19 @@ func (w *approverWorld) addInstance(n worldNode) {
 		w.ec2.AddInstance(awstest.Instance{
 			ID: n.instanceID, PrivateDNSName: n.name, AvailabilityZone: worldZone,
 			VPCID: cmpOr(n.vpc, worldVPC), OwnerID: cmpOr(n.owner, awstest.DefaultAccountID),
-			Interfaces: []awstest.NetworkInterface{{PrivateIPs: []string{n.ip}}},
+			Interfaces: n.interfaces(),
 		})
 	}
+}
+
+// interfaces are the network interfaces of n's instance: the primary one
+// with n's IP and pod IPs, and the CNI's, if n has cniIPs.
+func (n worldNode) interfaces() []awstest.NetworkInterface {
+	out := []awstest.NetworkInterface{{PrivateIPs: append([]string{n.ip}, n.podIPs...)}}
+	if len(n.cniIPs) > 0 {
+		out = append(out, awstest.NetworkInterface{PrivateIPs: n.cniIPs})
+	}
+	return out
 }
 
 func cmpOr(v, def string) string {

@@ -136,25 +136,62 @@ func convertInstance(in types.Instance) (ec2instance.Instance, error) {
 		out.AvailabilityZone = aws.ToString(in.Placement.AvailabilityZone)
 	}
 	addrs := addressSet{instance: out.ID}
-	addrs.add(&out.PrivateIPs, in.PrivateIpAddress)
+	var private, public []netip.Addr
+	addrs.add(&private, in.PrivateIpAddress)
+	addrs.add(&public, in.PublicIpAddress)
 	addrs.add(&out.IPv6s, in.Ipv6Address)
-	for _, ni := range in.NetworkInterfaces {
-		if ni.Status != types.NetworkInterfaceStatusInUse {
-			continue
-		}
-		for _, p := range ni.PrivateIpAddresses {
-			addrs.add(&out.PrivateIPs, p.PrivateIpAddress)
-		}
-		for _, p := range ni.Ipv6Addresses {
+	primary, others := splitInterfaces(in.NetworkInterfaces)
+	if primary != nil {
+		addrs.add(&private, primary.PrivateIpAddress)
+		for _, p := range primary.Ipv6Addresses {
 			addrs.add(&out.IPv6s, p.Ipv6Address)
 		}
+		others = append([]types.InstanceNetworkInterface{*primary}, others...)
 	}
-	var public []netip.Addr
-	addrs.add(&public, in.PublicIpAddress)
+	for _, ni := range others {
+		for _, p := range ni.PrivateIpAddresses {
+			addrs.add(&out.SecondaryIPs, p.PrivateIpAddress)
+			if p.Association != nil {
+				addrs.add(&out.SecondaryIPs, p.Association.PublicIp)
+			}
+		}
+		for _, p := range ni.Ipv6Addresses {
+			addrs.add(&out.SecondaryIPs, p.Ipv6Address)
+		}
+	}
+	if len(private) > 0 {
+		out.PrivateIP = private[0]
+	}
 	if len(public) > 0 {
 		out.PublicIP = public[0]
 	}
 	return out, addrs.err
+}
+
+// splitInterfaces returns the instance's primary network interface (device
+// index 0 on network card 0; nil when the answer has none in use) and its
+// other in-use interfaces. EC2 does not list interfaces by device index,
+// and instances with several network cards have a device 0 on each card.
+func splitInterfaces(all []types.InstanceNetworkInterface) (*types.InstanceNetworkInterface, []types.InstanceNetworkInterface) {
+	var primary *types.InstanceNetworkInterface
+	var others []types.InstanceNetworkInterface
+	for i, ni := range all {
+		switch {
+		case ni.Status != types.NetworkInterfaceStatusInUse:
+		case primary == nil && isPrimaryInterface(ni):
+			primary = &all[i]
+		default:
+			others = append(others, ni)
+		}
+	}
+	return primary, others
+}
+
+// isPrimaryInterface reports whether ni is attached as device 0 of network
+// card 0 (an attachment without a card index is on card 0).
+func isPrimaryInterface(ni types.InstanceNetworkInterface) bool {
+	a := ni.Attachment
+	return a != nil && a.DeviceIndex != nil && *a.DeviceIndex == 0 && aws.ToInt32(a.NetworkCardIndex) == 0
 }
 
 // addressSet parses addresses into lists without duplicates, keeping the

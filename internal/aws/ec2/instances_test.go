@@ -50,8 +50,8 @@ func TestInstanceByID(t *testing.T) {
 			want: ec2instance.Instance{
 				ID: testInstanceID, State: "running", AvailabilityZone: "us-west-2a",
 				PrivateDNSName: "ip-10-0-0-1.us-west-2.compute.internal", PublicDNSName: "ec2-54-1-2-3.us-west-2.compute.amazonaws.com",
-				PrivateIPs: addrs("10.0.0.1", "10.0.0.11", "10.0.1.7"), IPv6s: addrs("2600:1f14::1", "2600:1f14::7"),
-				PublicIP: netip.MustParseAddr("54.1.2.3"),
+				PrivateIP: netip.MustParseAddr("10.0.0.1"), IPv6s: addrs("2600:1f14::1"), PublicIP: netip.MustParseAddr("54.1.2.3"),
+				SecondaryIPs: addrs("10.0.0.11", "10.0.1.7", "2600:1f14::7"),
 			},
 		},
 		{
@@ -65,8 +65,8 @@ func TestInstanceByID(t *testing.T) {
 			want: ec2instance.Instance{
 				ID: testInstanceID, State: "running", AvailabilityZone: "us-west-2a",
 				PrivateDNSName: "ip-10-0-0-1.us-west-2.compute.internal", PublicDNSName: "ec2-54-1-2-3.us-west-2.compute.amazonaws.com",
-				PrivateIPs: addrs("10.0.0.1", "10.0.0.11", "10.0.1.7"), IPv6s: addrs("2600:1f14::1", "2600:1f14::7"),
-				PublicIP: netip.MustParseAddr("54.1.2.3"),
+				PrivateIP: netip.MustParseAddr("10.0.0.1"), IPv6s: addrs("2600:1f14::1"), PublicIP: netip.MustParseAddr("54.1.2.3"),
+				SecondaryIPs: addrs("10.0.0.11", "10.0.1.7", "2600:1f14::7"),
 			},
 		},
 		{

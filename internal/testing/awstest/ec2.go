@@ -35,12 +35,22 @@ type Instance struct {
 	AvailabilityZone string
 	// State is instanceState.name; empty means "running".
 	State string
-	// Interfaces are the attached network interfaces, the primary (device
-	// index 0) first; the instance's privateIpAddress and ipv6Address are
-	// the primary interface's first addresses.
+	// Interfaces are the attached network interfaces, in the order
+	// networkInterfaceSet lists them (EC2 does not sort them by device
+	// index); the instance's privateIpAddress and ipv6Address are the first
+	// addresses of its primary interface (device 0 on card 0: the first
+	// interface unless Slots say otherwise).
 	Interfaces []NetworkInterface
-	// PublicIP and PublicDNSName are ipAddress and dnsName.
+	// PublicIP and PublicDNSName are ipAddress and dnsName, also rendered
+	// as the association of the primary interface's primary address.
 	PublicIP, PublicDNSName string
+	// HostnameType is privateDnsNameOptions.hostnameType: "ip-name" when
+	// empty, or "resource-name", for which PrivateDNSName is then the
+	// resource name (i-….ec2.internal, i-….<region>.compute.internal).
+	HostnameType string
+	// PrimaryIPv6 marks the primary interface's first IPv6 address
+	// isPrimaryIpv6 (RunInstances EnablePrimaryIpv6).
+	PrimaryIPv6 bool
 	// ImageID and Tags are imageId and tagSet.
 	ImageID string
 	Tags    map[string]string

@@ -144,7 +144,7 @@ func TestLookupCachesFoundInstancesForTheTTL(t *testing.T) {
 	if first.Err != nil || first.Key != key || !slices.Equal(ids(first), []string{instanceA + "/running"}) || first.Home != testHome {
 		t.Fatalf("Lookup() = %+v, want instance %s in %+v", first, instanceA, testHome)
 	}
-	if in := first.Instances[0]; in.PrivateIPs[0].String() != "10.0.0.1" || in.VPCID != testVPC || in.OwnerID != awstest.DefaultAccountID {
+	if in := first.Instances[0]; in.PrivateIP.String() != "10.0.0.1" || in.VPCID != testVPC || in.OwnerID != awstest.DefaultAccountID {
 		t.Fatalf("instance = %+v, want private IP 10.0.0.1 in %s of %s", in, testVPC, awstest.DefaultAccountID)
 	}
 	f.clock.Step(59 * time.Second)

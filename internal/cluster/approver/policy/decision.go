@@ -207,6 +207,10 @@ const (
 	// ReasonIPAddressNotInstanceAddress: an IP SAN is not an address of the
 	// Node's EC2 instance.
 	ReasonIPAddressNotInstanceAddress = "IPAddressNotInstanceAddress"
+	// ReasonIPAddressNotPrimary: an IP SAN is a secondary address of the
+	// Node's EC2 instance (a secondary private IPv4, an address of another
+	// network interface): a pod address under the VPC CNI, not the node's.
+	ReasonIPAddressNotPrimary = "IPAddressNotPrimary"
 	// ReasonDNSNameNotNodeAddress: a DNS SAN is not among the Node's
 	// Hostname, InternalDNS or ExternalDNS addresses.
 	ReasonDNSNameNotNodeAddress = "DNSNameNotNodeAddress"

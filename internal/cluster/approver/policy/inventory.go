@@ -198,7 +198,14 @@ func checkIPAddressesBelongToInstance(c *candidate) *Decision {
 	addrs := instanceIPs(c.instance)
 	for _, ip := range c.req.IPAddresses {
 		addr, _ := sanAddr(ip)
-		if !slices.Contains(addrs, addr) {
+		switch {
+		case slices.Contains(addrs, addr):
+		case slices.Contains(c.instance.SecondaryIPs, addr):
+			d := deny(ReasonIPAddressNotPrimary, "IP SAN %s is a secondary address of EC2 instance %s of node %q, which the VPC CNI gives to pods "+
+				"and which can move to another instance; only the instance's own addresses %v are certified (set the kubelet's --node-ip to one of them)",
+				ip, c.instance.ID, c.nodeName, addrs)
+			return &d
+		default:
 			d := deny(ReasonIPAddressNotInstanceAddress, "IP SAN %s is not an address of EC2 instance %s of node %q (instance addresses %v)",
 				ip, c.instance.ID, c.nodeName, addrs)
 			return &d
@@ -220,8 +227,19 @@ func instanceDNSNames(in *ec2instance.Instance) []string {
 	return names
 }
 
+// instanceIPs are the addresses a SAN may use for the instance: the
+// primary private IPv4 and the IPv6 addresses of its primary network
+// interface (among which a kubelet's --node-ip) and its public IPv4, the
+// addresses the cloud controller manager leaves on a Node whose kubelet
+// names its node IP. Secondary addresses are not among them: they are pod
+// addresses under the VPC CNI, and can be moved to another instance while
+// the certificate is still valid.
 func instanceIPs(in *ec2instance.Instance) []netip.Addr {
-	addrs := slices.Concat(in.PrivateIPs, in.IPv6s)
+	var addrs []netip.Addr
+	if in.PrivateIP.IsValid() {
+		addrs = append(addrs, in.PrivateIP)
+	}
+	addrs = append(addrs, in.IPv6s...)
 	if in.PublicIP.IsValid() {
 		addrs = append(addrs, in.PublicIP)
 	}

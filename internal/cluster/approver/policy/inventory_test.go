@@ -75,7 +75,7 @@ func TestDecideInventory(t *testing.T) {
 			name: "status spoof: neighbour's IP patched into the node's own status", node: spoofed, answer: byID(policytest.Instance()), policy: ec2Policy,
 			modify:      neighbourSAN,
 			wantReason:  ReasonIPAddressNotInstanceAddress,
-			wantMessage: `IP SAN 10.0.0.2 is not an address of EC2 instance i-0123456789abcdef0 of node "ip-10-0-0-1.ec2.internal" (instance addresses [10.0.0.1 10.0.0.9 fd00:ec2::1 54.1.2.3])`,
+			wantMessage: `IP SAN 10.0.0.2 is not an address of EC2 instance i-0123456789abcdef0 of node "ip-10-0-0-1.ec2.internal" (instance addresses [10.0.0.1 fd00:ec2::1 54.1.2.3])`,
 		},
 		{
 			name: "status spoof: neighbour's name patched into the node's own status", policy: ec2Policy, answer: byID(policytest.Instance()),
@@ -85,9 +85,20 @@ func TestDecideInventory(t *testing.T) {
 			wantMessage: `DNS SAN "ip-10-0-0-2.ec2.internal" is not a DNS name of EC2 instance i-0123456789abcdef0`,
 		},
 		{
-			name: "instance address the node does not report", node: policytest.EC2Node(policytest.ProviderID), answer: byID(policytest.Instance()), policy: ec2Policy,
-			modify:     func(f *policytest.Fixture) { f.Request.IPAddresses = []net.IP{net.ParseIP("10.0.0.9")} },
-			wantReason: ReasonIPAddressNotNodeAddress,
+			name: "the instance's secondary IP (a pod's), which the node does not report", node: policytest.EC2Node(policytest.ProviderID),
+			answer: byID(policytest.Instance()), policy: ec2Policy,
+			modify:     func(f *policytest.Fixture) { f.Request.IPAddresses = []net.IP{net.ParseIP(policytest.SecondaryIP)} },
+			wantReason: ReasonIPAddressNotPrimary,
+		},
+		{
+			name: "status spoof: the instance's own secondary IP (a pod's) patched into the node's status", policy: ec2Policy, answer: byID(policytest.Instance()),
+			node: nodeWithExtraAddress(policytest.EC2Node(policytest.ProviderID), corev1.NodeInternalIP, policytest.SecondaryIP),
+			modify: func(f *policytest.Fixture) {
+				f.Request.IPAddresses = []net.IP{net.ParseIP("10.0.0.1"), net.ParseIP(policytest.SecondaryIP)}
+			},
+			wantReason: ReasonIPAddressNotPrimary,
+			wantMessage: `IP SAN 10.0.0.9 is a secondary address of EC2 instance i-0123456789abcdef0 of node "ip-10-0-0-1.ec2.internal", ` +
+				`which the VPC CNI gives to pods and which can move to another instance; only the instance's own addresses [10.0.0.1 fd00:ec2::1 54.1.2.3] are certified`,
 		},
 		{
 			name: "instance not found", node: policytest.EC2Node(policytest.ProviderID), answer: byID(), policy: ec2Policy,

@@ -152,15 +152,20 @@ func EC2Node(providerID string) *corev1.Node {
 	return n
 }
 
-// Instance is the EC2 instance behind Node: the Node's addresses plus a
-// secondary private IP the Node does not report.
+// SecondaryIP is a secondary private IP of Instance (a pod's, under the
+// VPC CNI), which the Node does not report.
+const SecondaryIP = "10.0.0.9"
+
+// Instance is the EC2 instance behind Node: the Node's addresses plus
+// SecondaryIP.
 func Instance() ec2instance.Instance {
 	return ec2instance.Instance{
 		ID: InstanceID, State: "running", AvailabilityZone: Zone,
 		PrivateDNSName: Node, PublicDNSName: "ec2-54-1-2-3.compute-1.amazonaws.com",
-		PrivateIPs: []netip.Addr{netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.9")},
-		IPv6s:      []netip.Addr{netip.MustParseAddr("fd00:ec2::1")},
-		PublicIP:   netip.MustParseAddr("54.1.2.3"),
-		VPCID:      VPC, OwnerID: Account,
+		PrivateIP:    netip.MustParseAddr("10.0.0.1"),
+		IPv6s:        []netip.Addr{netip.MustParseAddr("fd00:ec2::1")},
+		PublicIP:     netip.MustParseAddr("54.1.2.3"),
+		SecondaryIPs: []netip.Addr{netip.MustParseAddr(SecondaryIP)},
+		VPCID:        VPC, OwnerID: Account,
 	}
 }
