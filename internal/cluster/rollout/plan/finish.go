@@ -64,41 +64,13 @@ func (w *world) abort(d *Decision) {
 		w.abortGone(d)
 		return
 	}
-	t := &terminations{excess: math.MaxInt32} // every abort termination decrements
-	keep := map[string]bool{}                 // instances whose nodes stay cordoned
-	busy := 0
-	for i := range st.Nodes {
-		p := &st.Nodes[i]
-		if p.Batch != abortBatch && (p.Step == rolloutv1.StepDraining || p.Step == rolloutv1.StepWaitingAfterDrain) {
-			p.Step, p.Blockers, p.DrainDeadline, p.LastEvictionTime = rolloutv1.StepReleased, nil, nil, nil
-		}
-		if !inFlight(p.Step) {
-			continue
-		}
-		w.advance(d, p, t)
-		if st.Phase != rolloutv1.PhaseAborting {
-			return // a surplus node failed to drain
-		}
-		if inFlight(p.Step) {
-			keep[p.InstanceID] = true
-			busy++
-		}
+	keep, busy := w.abortInFlight(d)
+	if st.Phase != rolloutv1.PhaseAborting {
+		return // a surplus node failed to drain
 	}
-	// A group moved to a launch configuration or a mixed instances policy
-	// meanwhile is left on it: pointing it back at the template would undo
-	// its owner's change.
-	if o, lt := st.Original, w.Group.LaunchTemplate; o != nil && lt != nil && lt.Version != o.LaunchTemplate.Version {
-		d.Actions = append(d.Actions, SetLaunchTemplate{Template: nodegroup.LaunchTemplate{ID: o.LaunchTemplate.ID, Version: o.LaunchTemplate.Version}})
-	}
-	if n := w.pickSurplus(d, keep); n > 0 {
-		busy += n
-	}
-	for i := range w.Nodes {
-		n := &w.Nodes[i]
-		if Touched(n, w.name) && !keep[NodeInstanceID(n)] {
-			d.Actions = append(d.Actions, Release{Node: n.Name})
-		}
-	}
+	w.restoreTemplate(d)
+	busy += w.pickSurplus(d, keep)
+	w.releaseMarked(d, keep)
 	if busy == 0 {
 		w.restoreSizes(d)
 	}
@@ -111,6 +83,56 @@ func (w *world) abort(d *Decision) {
 	st.WaitingSince = nil
 	st.Message = fmt.Sprintf("aborted after replacing %d of %d nodes; the others are back in service and the group is restored", st.NodesReplaced, st.NodesTotal)
 	w.event(d, true, "Aborted", st.Message)
+}
+
+// abortInFlight releases the picked nodes not yet drained and moves the
+// others (terminations requested, surplus nodes draining) along. It
+// returns the instances whose nodes stay cordoned and how many are still
+// in progress; it stops early, the phase changed, when a surplus node
+// failed to drain.
+func (w *world) abortInFlight(d *Decision) (keep map[string]bool, busy int) {
+	st := &d.Status
+	t := &terminations{excess: math.MaxInt32} // every abort termination decrements
+	keep = map[string]bool{}
+	for i := range st.Nodes {
+		p := &st.Nodes[i]
+		if p.Batch != abortBatch && (p.Step == rolloutv1.StepDraining || p.Step == rolloutv1.StepWaitingAfterDrain) {
+			p.Step, p.Blockers, p.DrainDeadline, p.LastEvictionTime = rolloutv1.StepReleased, nil, nil, nil
+		}
+		if !inFlight(p.Step) {
+			continue
+		}
+		w.advance(d, p, t)
+		if st.Phase != rolloutv1.PhaseAborting {
+			return keep, busy
+		}
+		if inFlight(p.Step) {
+			keep[p.InstanceID] = true
+			busy++
+		}
+	}
+	return keep, busy
+}
+
+// restoreTemplate points the group back at its original launch-template
+// version. A group moved to a launch configuration or a mixed instances
+// policy meanwhile is left on it: pointing it back at the template would
+// undo its owner's change.
+func (w *world) restoreTemplate(d *Decision) {
+	if o, lt := d.Status.Original, w.Group.LaunchTemplate; o != nil && lt != nil && lt.Version != o.LaunchTemplate.Version {
+		d.Actions = append(d.Actions, SetLaunchTemplate{Template: nodegroup.LaunchTemplate{ID: o.LaunchTemplate.ID, Version: o.LaunchTemplate.Version}})
+	}
+}
+
+// releaseMarked releases every Node the rollout marked but those whose
+// instances stay cordoned (keep).
+func (w *world) releaseMarked(d *Decision, keep map[string]bool) {
+	for i := range w.Nodes {
+		n := &w.Nodes[i]
+		if Touched(n, w.name) && !keep[NodeInstanceID(n)] {
+			d.Actions = append(d.Actions, Release{Node: n.Name})
+		}
+	}
 }
 
 // abortGone ends the abort of a rollout whose group no longer exists:
