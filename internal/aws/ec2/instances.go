@@ -140,9 +140,25 @@ func convertInstance(in types.Instance) (ec2instance.Instance, error) {
 	addrs.add(&private, in.PrivateIpAddress)
 	addrs.add(&public, in.PublicIpAddress)
 	addrs.add(&out.IPv6s, in.Ipv6Address)
-	primary, others := splitInterfaces(in.NetworkInterfaces)
+	addInterfaces(&addrs, &out, &private, in.NetworkInterfaces)
+	if len(private) > 0 {
+		out.PrivateIP = private[0]
+	}
+	if len(public) > 0 {
+		out.PublicIP = public[0]
+	}
+	return out, addrs.err
+}
+
+// addInterfaces adds the addresses of the instance's network interfaces:
+// the primary interface's primary private IPv4 to private and its IPv6s to
+// out.IPv6s; every other address of any interface (secondary IPs, their
+// public associations, other interfaces' IPv6s) to out.SecondaryIPs. An
+// address already added keeps its first place.
+func addInterfaces(addrs *addressSet, out *ec2instance.Instance, private *[]netip.Addr, nis []types.InstanceNetworkInterface) {
+	primary, others := splitInterfaces(nis)
 	if primary != nil {
-		addrs.add(&private, primary.PrivateIpAddress)
+		addrs.add(private, primary.PrivateIpAddress)
 		for _, p := range primary.Ipv6Addresses {
 			addrs.add(&out.IPv6s, p.Ipv6Address)
 		}
@@ -159,13 +175,6 @@ func convertInstance(in types.Instance) (ec2instance.Instance, error) {
 			addrs.add(&out.SecondaryIPs, p.Ipv6Address)
 		}
 	}
-	if len(private) > 0 {
-		out.PrivateIP = private[0]
-	}
-	if len(public) > 0 {
-		out.PublicIP = public[0]
-	}
-	return out, addrs.err
 }
 
 // splitInterfaces returns the instance's primary network interface (device
