@@ -90,17 +90,34 @@ func BlockerText(b rolloutv1.PodBlocker) string {
 
 // evictionFailure is the PodEvictionFailure message: the node and every
 // blocker, plus how many pods have not left without a named reason.
-func evictionFailure(p *rolloutv1.NodeProgress, timeout time.Duration, remaining int) string {
+func evictionFailure(p *rolloutv1.NodeProgress, timeout time.Duration, remaining []string) string {
 	var s strings.Builder
-	fmt.Fprintf(&s, "node %s (%s) did not drain within %s; %d pods remain", firstNonEmpty(p.Name, p.InstanceID), p.InstanceID, timeout, remaining)
+	fmt.Fprintf(&s, "node %s (%s) did not drain within %s; %d pods remain", firstNonEmpty(p.Name, p.InstanceID), p.InstanceID, timeout, len(remaining))
 	for _, b := range p.Blockers {
 		s.WriteString("; ")
 		s.WriteString(BlockerText(b))
 	}
 	if len(p.Blockers) > 0 {
 		s.WriteString(". Fix the budgets or set spec.force to delete the pods")
+		return s.String()
+	}
+	// Nothing refused them: evicted, they came back (they tolerate the
+	// cordon), or they are still terminating. Name them.
+	if len(remaining) > 0 {
+		fmt.Fprintf(&s, ": %s. Set spec.force to delete them (pods that keep coming back then go with the node)", nameSome(remaining, maxNamedPods))
 	}
 	return s.String()
+}
+
+// maxNamedPods bounds how many pods a message names.
+const maxNamedPods = 10
+
+// nameSome joins the first limit names, and says how many more there are.
+func nameSome(names []string, limit int) string {
+	if len(names) <= limit {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:limit], ", "), len(names)-limit)
 }
 
 // EvictionResult is the Eviction API's answer for one pod.

@@ -507,6 +507,25 @@ func TestDrain(t *testing.T) {
 		s.killed = nil
 		s.checkSucceeded(3)
 	})
+	t.Run("without force a pod that keeps coming back fails the drain, named", func(t *testing.T) {
+		s, node := draining(t, nil, func(f *fixture, node string) {})
+		// Nothing refuses it: each pod evicted has a successor pinned to
+		// the node at once, until the drain's deadline passes.
+		returns := 0
+		s.runUntil(300, func() bool {
+			if !slices.ContainsFunc(s.pods, func(p corev1.Pod) bool { return p.Spec.NodeName == node && p.DeletionTimestamp == nil }) && s.node(node) != nil {
+				returns++
+				s.addPod(node, fmt.Sprintf("pinned-%d", returns), tolerateAll())
+			}
+			s.now = s.now.Add(time.Minute)
+			return s.ro.Status.Phase == rolloutv1.PhaseFailed
+		})
+		f := s.ro.Status.Failure
+		if f == nil || f.Code != rolloutv1.PodEvictionFailure || !strings.Contains(f.Message, "1 pods remain: default/pinned-") ||
+			!strings.Contains(f.Message, "Set spec.force") {
+			t.Errorf("failure %+v, want PodEvictionFailure naming the pinned pod and the way out", f)
+		}
+	})
 	t.Run("force does not wait for a pod its finalizers hold after a zero grace period", func(t *testing.T) {
 		s, _ := draining(t, func(sp *rolloutv1.NodeGroupRolloutSpec) { sp.Force = true }, func(f *fixture, node string) {
 			// On a NotReady node: no kubelet ends it, its finalizer stays.

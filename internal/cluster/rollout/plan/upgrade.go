@@ -185,6 +185,17 @@ type podsOnNode struct {
 
 func (p podsOnNode) count() int { return len(p.evict) + len(p.doNotEvict) + len(p.terminating) }
 
+// names names the pods that must still leave (namespace/name), in order.
+func (p podsOnNode) names() []string {
+	var out []string
+	for _, pods := range [][]*corev1.Pod{p.evict, p.doNotEvict, p.terminating} {
+		for _, pod := range pods {
+			out = append(out, pod.Namespace+"/"+pod.Name)
+		}
+	}
+	return out
+}
+
 // podsLeft sorts the pods of node that must leave: to evict, never to
 // evict (do-not-disrupt), already terminating; and those left behind.
 func (w *world) podsLeft(node *corev1.Node, p *rolloutv1.NodeProgress) podsOnNode {
@@ -211,7 +222,7 @@ func (w *world) podsLeft(node *corev1.Node, p *rolloutv1.NodeProgress) podsOnNod
 // a zero one. It reports whether the rollout goes on.
 func (w *world) pastDeadline(d *Decision, p *rolloutv1.NodeProgress, node string, left podsOnNode, due bool) bool {
 	if !w.set.Force {
-		w.fail(d, rolloutv1.PodEvictionFailure, evictionFailure(p, w.set.DrainTimeout, left.count()))
+		w.fail(d, rolloutv1.PodEvictionFailure, evictionFailure(p, w.set.DrainTimeout, left.names()))
 		return false
 	}
 	pods, late := append(left.evict, left.doNotEvict...), overdue(left.terminating, w.Now)
