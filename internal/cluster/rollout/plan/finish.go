@@ -78,11 +78,17 @@ func (w *world) abort(d *Decision) {
 		st.Message = fmt.Sprintf("aborting: %d surplus or terminating nodes in progress, %d nodes to release", busy, countReleases(d.Actions))
 		return
 	}
+	w.aborted(d, fmt.Sprintf("aborted after replacing %d of %d nodes; the others are back in service and the group is restored", st.NodesReplaced, st.NodesTotal))
+}
+
+// aborted ends the abort with msg.
+func (w *world) aborted(d *Decision, msg string) {
+	st := &d.Status
 	st.Phase = rolloutv1.PhaseAborted
 	st.CompletionTime = &w.now
 	st.WaitingSince = nil
-	st.Message = fmt.Sprintf("aborted after replacing %d of %d nodes; the others are back in service and the group is restored", st.NodesReplaced, st.NodesTotal)
-	w.event(d, true, "Aborted", st.Message)
+	st.Message = msg
+	w.event(d, true, "Aborted", msg)
 }
 
 // abortInFlight releases the picked nodes not yet drained and moves the
@@ -125,7 +131,7 @@ func (w *world) restoreTemplate(d *Decision) {
 }
 
 // releaseMarked releases every Node the rollout marked but those whose
-// instances stay cordoned (keep).
+// instances stay cordoned (keep, which may be nil).
 func (w *world) releaseMarked(d *Decision, keep map[string]bool) {
 	for i := range w.Nodes {
 		n := &w.Nodes[i]
@@ -146,21 +152,13 @@ func (w *world) abortGone(d *Decision) {
 			p.Step, p.Blockers, p.DrainDeadline, p.LastEvictionTime = rolloutv1.StepReleased, nil, nil, nil
 		}
 	}
-	for i := range w.Nodes {
-		if n := &w.Nodes[i]; Touched(n, w.name) {
-			d.Actions = append(d.Actions, Release{Node: n.Name})
-		}
-	}
+	w.releaseMarked(d, nil)
 	group := w.Rollout.Spec.NodeGroup.AutoScalingGroupName
 	if len(d.Actions) > 0 {
 		st.Message = fmt.Sprintf("aborting: Auto Scaling group %s no longer exists; releasing %d nodes", group, len(d.Actions))
 		return
 	}
-	st.Phase = rolloutv1.PhaseAborted
-	st.CompletionTime = &w.now
-	st.WaitingSince = nil
-	st.Message = fmt.Sprintf("aborted after replacing %d of %d nodes; Auto Scaling group %s no longer exists: nothing of it to restore", st.NodesReplaced, st.NodesTotal, group)
-	w.event(d, true, "Aborted", st.Message)
+	w.aborted(d, fmt.Sprintf("aborted after replacing %d of %d nodes; Auto Scaling group %s no longer exists: nothing of it to restore", st.NodesReplaced, st.NodesTotal, group))
 }
 
 // pickSurplus starts removing the nodes the surge added beyond the
