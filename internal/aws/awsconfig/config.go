@@ -124,7 +124,7 @@ func LoadNode(_ context.Context, o Options) (aws.Config, error) {
 	}
 	cfg.RetryMaxAttempts = policy.MaxAttempts
 	cfg.Retryer = func() aws.Retryer { return NewRetryer(policy) }
-	cfg.APIOptions = append(cfg.APIOptions, callBudget(cmp.Or(o.CallBudget, DefaultCallBudget)))
+	cfg.APIOptions = append(cfg.APIOptions, callBudget(cmp.Or(o.CallBudget, DefaultCallBudget)), WithPlainRequestBodies)
 	cfg.Credentials = credentialsFor(env, cfg)
 	return cfg, nil
 }

@@ -39,5 +39,6 @@ func Load(ctx context.Context, o awsconfig.Options) (aws.Config, error) {
 	}
 	cfg.RetryMaxAttempts = policy.MaxAttempts
 	cfg.Retryer = func() aws.Retryer { return awsconfig.NewRetryer(policy) }
+	cfg.APIOptions = append(cfg.APIOptions, awsconfig.WithPlainRequestBodies)
 	return cfg, nil
 }
