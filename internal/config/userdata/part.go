@@ -43,7 +43,25 @@ func (s *mimeSplitter) part(n, open, to int) {
 		}
 	}
 	src.ContentType = media
-	s.emit(src, fmt.Sprintf("part %d", n), hb, s.bytesBetween(hb.body, to), params["boundary"])
+	body := s.bytesBetween(hb.body, to)
+	if to < len(s.lines) {
+		body = trimDelimiterBreak(body)
+	}
+	s.emit(src, fmt.Sprintf("part %d", n), hb, body, params["boundary"])
+}
+
+// trimDelimiterBreak drops the line break that ends body where a delimiter
+// line follows: RFC 2046 makes it part of the delimiter, and every MIME
+// reader (Go's mime/multipart, Python's email package in cloud-init) drops
+// it. It is CR LF, LF or, for Python, a lone CR.
+func trimDelimiterBreak(body []byte) []byte {
+	switch {
+	case bytes.HasSuffix(body, []byte("\r\n")):
+		return body[:len(body)-2]
+	case bytes.HasSuffix(body, []byte("\n")), bytes.HasSuffix(body, []byte("\r")):
+		return body[:len(body)-1]
+	}
+	return body
 }
 
 // singleBody reads the body of a MIME message that is not multipart as one
