@@ -15,6 +15,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -241,6 +242,9 @@ type ciCase struct {
 	// user's bytes (a deliberate difference, docs/userdata-generate.md):
 	// it must then read them as it reads the user's own user data.
 	want []leaf
+	// names are the filenames the user gave parts, in order: cloud-init
+	// writes the parts under them (and runs scripts in their order).
+	names []string
 	// notMIME: the user data is not MIME, so only Karpenter's writers
 	// take it (EKS takes only MIME on Amazon Linux).
 	notMIME bool
@@ -294,8 +298,10 @@ func ciCases(t *testing.T) []ciCase {
 			want: nil},
 		{name: "filenames", user: []byte(userMIME(
 			"Content-Type: text/x-shellscript\nContent-Disposition: attachment; filename=\"b.sh\"\n\n#!/bin/sh\necho b\n",
-			"Content-Type: text/x-shellscript\nContent-Disposition: attachment; filename=\"a.sh\"\n\n#!/bin/sh\necho a\n")),
-			want: []leaf{{shellCT, "#!/bin/sh\necho b\n"}, {shellCT, "#!/bin/sh\necho a\n"}}},
+			"Content-Type: text/x-shellscript\nContent-Disposition: attachment; filename=\"a.sh\"\n\n#!/bin/sh\necho a\n",
+			"Content-Type: text/x-shellscript\nContent-Disposition: attachment; filename*=utf-8''caf%C3%A9.sh\n\n#!/bin/sh\necho c\n")),
+			want:  []leaf{{shellCT, "#!/bin/sh\necho b\n"}, {shellCT, "#!/bin/sh\necho a\n"}, {shellCT, "#!/bin/sh\necho c\n"}},
+			names: []string{"b.sh", "a.sh", "café.sh"}},
 		// cloud-init decodes text parts as UTF-8 and cannot write the script.
 		{name: "not UTF-8, base64", user: []byte(userMIME(b64Part(shellCT, []byte("#!/bin/sh\necho \xff\xfe\n")))), want: nil},
 		{name: "bare script", user: []byte(script), want: []leaf{{shellCT, script}}, notMIME: true},
@@ -330,6 +336,7 @@ type ciJob struct {
 	// the user's own user data (see ciCase.want).
 	want  []leaf
 	asOwn bool
+	names []string
 }
 
 // writeAll runs every job's writer, several at a time.
@@ -370,7 +377,7 @@ func TestCloudInitReadsUserParts(t *testing.T) {
 	for _, tc := range ciCases(t) {
 		for _, w := range ciWriters {
 			if !tc.notMIME || w.producer != generate.ProducerEKS {
-				jobs = append(jobs, ciJob{name: tc.name + "/" + w.name, user: tc.user, writer: w, want: tc.want, asOwn: tc.want == nil})
+				jobs = append(jobs, ciJob{name: tc.name + "/" + w.name, user: tc.user, writer: w, want: tc.want, asOwn: tc.want == nil, names: tc.names})
 			}
 		}
 	}
@@ -406,6 +413,9 @@ func runJobs(t *testing.T, jobs []ciJob) {
 				return
 			}
 			checkCloudInit(t, j.doc, res, wantLeaves(j.planned, j.want))
+			if got := namedParts(res.Parts); !slices.Equal(got, j.names) {
+				t.Errorf("cloud-init's part filenames %q, want %q\n%s", got, j.names, j.doc)
+			}
 		})
 	}
 }
@@ -448,6 +458,18 @@ func checkCloudInit(t *testing.T, doc []byte, res ciResult, want []leaf) {
 			t.Errorf("part %d: cloud-init cannot write its payload (not UTF-8): %q", i+1, p.Payload)
 		}
 	}
+}
+
+// namedParts are the filenames of the parts cloud-init did not name
+// itself (part-001, …).
+func namedParts(parts []ciPart) []string {
+	var names []string
+	for _, p := range parts {
+		if !strings.HasPrefix(p.Filename, "part-") {
+			names = append(names, p.Filename)
+		}
+	}
+	return names
 }
 
 // leafDiff describes how got differs from want, part by part ("" if not).

@@ -123,3 +123,34 @@ func TestMIMEEncodesNonASCII(t *testing.T) {
 		})
 	}
 }
+
+// TestMIMEWritesFilename checks that a part's filename is written as its
+// Content-Disposition (cloud-init writes the part under it and runs
+// scripts in the order of their names), quoted or RFC 2231-encoded as
+// needed, and that userdata.Split reads it back.
+func TestMIMEWritesFilename(t *testing.T) {
+	tests := []struct {
+		name, filename, wantHeader string
+	}{
+		{name: "none", filename: "", wantHeader: ""},
+		{name: "token", filename: "a.sh", wantHeader: "Content-Disposition: attachment; filename=a.sh\n"},
+		{name: "space", filename: "my script.sh", wantHeader: "Content-Disposition: attachment; filename=\"my script.sh\"\n"},
+		{name: "non-ASCII", filename: "café.sh", wantHeader: "Content-Disposition: attachment; filename*=utf-8''caf%C3%A9.sh\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := MIME(MIMEPart{ContentType: ContentTypeShell, Filename: tc.filename, Body: []byte("#!/bin/sh\n")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "--//\nContent-Type: " + ContentTypeShell + "\n" + tc.wantHeader + "\n#!/bin/sh\n\n--//--\n"
+			if !strings.HasSuffix(string(doc), want) {
+				t.Errorf("wrote\n%s\nwant it to end with\n%s", doc, want)
+			}
+			docs, probs := userdata.Split(diag.Source{URI: "test"}, doc)
+			if probs.HasErrors() || len(docs) != 1 || docs[0].Filename != tc.filename {
+				t.Errorf("userdata.Split: %+v, %v; want filename %q", docs, probs, tc.filename)
+			}
+		})
+	}
+}

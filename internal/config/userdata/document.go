@@ -38,4 +38,8 @@ type Document struct {
 	// Boundary is the boundary parameter of a nested multipart part, whose
 	// body Data holds undescended ("" for any other document).
 	Boundary string
+	// Filename is the filename parameter of a MIME part's
+	// Content-Disposition ("" if none): cloud-init names the part's file
+	// after it (and runs scripts in the order of their names).
+	Filename string
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"mime/quotedprintable"
 	"strings"
 
@@ -89,6 +90,7 @@ func (s *mimeSplitter) emit(src diag.Source, what string, hb headerBlock, body [
 	if !ok {
 		return
 	}
+
 	format := formatOfMediaType(media)
 	if media == "text/plain" {
 		format = sniffPlainText(data)
@@ -98,7 +100,21 @@ func (s *mimeSplitter) emit(src diag.Source, what string, hb headerBlock, body [
 		// count from the start of the decoded body instead.
 		src.Decoded, line = undone, 1
 	}
-	s.append(src, format, line, data)
+	if s.append(src, format, line, data) {
+		s.setFilename(hb)
+	}
+}
+
+// setFilename gives the document just appended the filename of hb's
+// Content-Disposition, as cloud-init reads it.
+func (s *mimeSplitter) setFilename(hb headerBlock) {
+	cd := hb.get("content-disposition")
+	if cd == nil {
+		return
+	}
+	if _, params, err := mime.ParseMediaType(cd.value); err == nil {
+		s.docs[len(s.docs)-1].Filename = params["filename"]
+	}
 }
 
 // append adds a document, reporting whether it did (false past
