@@ -372,6 +372,7 @@ func writeAll(t *testing.T, jobs []ciJob) {
 // get exactly the user's parts, byte for byte and with their types, and
 // the generated parts as generated; nothing split, swallowed or added.
 func TestCloudInitReadsUserParts(t *testing.T) {
+	t.Parallel()
 	requireCloudInit(t)
 	var jobs []ciJob
 	for _, tc := range ciCases(t) {
@@ -503,6 +504,7 @@ const convertInputs = "../../internal/node/agent/testdata/*/*/user-data"
 // the one part written, with its type, and the same bytes as Go's
 // mime/multipart (nodeadm's reader) reads, ending in the body's newline.
 func TestCloudInitReadsConverted(t *testing.T) {
+	t.Parallel()
 	requireCloudInit(t)
 	inputs, err := filepath.Glob(convertInputs)
 	if err != nil || len(inputs) < 20 {
@@ -558,6 +560,7 @@ const cloudInitSeeds = 300
 // handlers must get each part as nodeboot read it from the input, then
 // Karpenter's, byte for byte. Inputs nodeboot refuses are not written.
 func TestCloudInitReadsGenerated(t *testing.T) {
+	t.Parallel()
 	requireCloudInit(t)
 	generatorOnce.Do(func() { generator = userdatagen.New(selfSignedCA(t)) })
 	w := ciWriter{name: "generate-al2023-karpenter", family: generate.FamilyAL2023, producer: generate.ProducerKarpenter}

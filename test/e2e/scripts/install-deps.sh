@@ -23,6 +23,11 @@ if [ ${#missing[@]} -eq 0 ]; then
 fi
 [ "$(id -u)" = 0 ] || { echo "e2e deps: missing ${missing[*]}; run as root" >&2; exit 1; }
 echo "e2e deps: installing ${missing[*]}"
+# A cloud-init installed only for its Python modules must never run at this machine's boot (it would
+# configure the machine from whatever datasource it finds): its documented kill switch.
+if [[ " ${missing[*]} " == *" cloud-init "* ]]; then
+  mkdir -p /etc/cloud && touch /etc/cloud/cloud-init.disabled
+fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
