@@ -1,5 +1,6 @@
 // Package oracle tests nodeboot against the real nodeadm, built from its Go
-// module at the version pinned in test/tools/nodeadm:
+// module at the version pinned in test/tools/nodeadm, and against the real
+// cloud-init:
 //
 //   - every e2e case nodeadm ships in its module (test/e2e/cases/*, read
 //     from the module cache at test time) runs through both agents, step by
@@ -11,7 +12,12 @@
 //     environment;
 //   - generated user data, valid and near-valid (internal/testing/userdatagen),
 //     runs through both: what nodeadm boots nodeboot must boot, what
-//     nodeadm refuses nodeboot must refuse.
+//     nodeadm refuses nodeboot must refuse;
+//   - the MIME user data `nodeboot userdata generate`, `merge` and
+//     `convert` write is read by the real cloud-init (Debian's package,
+//     through testdata/cloudinit_parts.py): its part handlers must get
+//     the user's parts byte for byte, the generated ones as generated,
+//     and nothing else (cloudinit_test.go).
 //
 // Every difference between the two nodes must be one of the deliberate
 // differences in differences.go (each documented for users); any other is

@@ -2,7 +2,6 @@ package convert
 
 import (
 	"bytes"
-	"strings"
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/testing/mimetest"
@@ -41,9 +40,6 @@ func FuzzMIME(f *testing.F) {
 			t.Fatalf("%d delimiter lines and %d parts, want %d and %d:\n%q", n, len(got), len(parts)+1, len(parts), doc)
 		}
 		for i, want := range []string{a, b} {
-			if !got[i].Base64 {
-				want = strings.TrimSuffix(want, "\n")
-			}
 			if string(got[i].Body) != want {
 				t.Fatalf("part %d = %q, want %q", i+1, got[i].Body, want)
 			}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"mime"
 	"mime/multipart"
 	"strings"
 	"unicode/utf8"
@@ -25,7 +26,11 @@ const (
 type MIMEPart struct {
 	// ContentType is the part's Content-Type header value.
 	ContentType string
-	Body        []byte
+	// Filename, if set, is written as Content-Disposition: attachment;
+	// filename=…: cloud-init names the part's file after it and runs
+	// scripts in the order of their names.
+	Filename string
+	Body     []byte
 }
 
 // MIME writes parts, in order, as a multipart/mixed document with the
@@ -47,10 +52,17 @@ func MIME(parts ...MIMEPart) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// writePart writes the delimiter line, the part's Content-Type, a blank
-// line and its body, ended by a newline. A body with bytes outside
-// US-ASCII is written base64-encoded, in lines of 76 characters, under
-// Content-Transfer-Encoding: base64: cloud-init decodes the whole user
+// writePart writes the delimiter line, the part's Content-Type (and
+// Content-Disposition with its filename, if any), a blank line, its body
+// and a line break: RFC 2046 makes the line break before a
+// delimiter part of the delimiter, and every reader (Go's mime/multipart
+// in nodeadm, Python's email package in cloud-init, userdata.Split) drops
+// one, so one is written after every body, even one ending in a line
+// break, for the body to be read back whole. A body ending in a lone CR
+// is written base64-encoded: there the readers disagree on what the line
+// break is (Python drops the CR LF a CR and an LF make, Go only the LF).
+// So is a body with bytes outside US-ASCII, in lines of 76 characters,
+// under Content-Transfer-Encoding: base64: cloud-init decodes the whole user
 // data as UTF-8 (it fails on other bytes) and reads an unencoded part's
 // text as ASCII (it garbles the rest), while it, nodeadm (which sniffs
 // base64 in NodeConfig parts) and nodeboot all decode base64 parts. A
@@ -58,12 +70,16 @@ func MIME(parts ...MIMEPart) ([]byte, error) {
 func writePart(b *bytes.Buffer, boundary string, p MIMEPart) {
 	b.WriteString("--" + boundary + "\n")
 	b.WriteString("Content-Type: " + p.ContentType + "\n")
-	if isASCII(p.Body) || strings.HasPrefix(strings.ToLower(p.ContentType), "multipart/") {
+	if p.Filename != "" {
+		if cd := mime.FormatMediaType("attachment", map[string]string{"filename": p.Filename}); cd != "" {
+			b.WriteString("Content-Disposition: " + cd + "\n")
+		}
+	}
+	plain := isASCII(p.Body) && !bytes.HasSuffix(p.Body, []byte("\r"))
+	if plain || strings.HasPrefix(strings.ToLower(p.ContentType), "multipart/") {
 		b.WriteString("\n")
 		b.Write(p.Body)
-		if !bytes.HasSuffix(p.Body, []byte("\n")) {
-			b.WriteByte('\n')
-		}
+		b.WriteString("\n")
 		return
 	}
 	b.WriteString("Content-Transfer-Encoding: base64\n\n")

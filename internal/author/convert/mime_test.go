@@ -53,7 +53,7 @@ func TestMIMEIsWellFormed(t *testing.T) {
 				t.Fatalf("%d parts, want %d:\n%s", len(got), len(tc.bodies), doc)
 			}
 			for i, want := range tc.bodies {
-				if body := got[i].Body; strings.TrimSuffix(string(body), "\n") != strings.TrimSuffix(want, "\n") {
+				if body := got[i].Body; string(body) != want {
 					t.Errorf("part %d = %q, want %q", i+1, body, want)
 				}
 			}
@@ -92,6 +92,8 @@ func TestMIMEEncodesNonASCII(t *testing.T) {
 		{name: "not UTF-8", body: "#!/bin/sh\necho \xff\xfe\n", wantEncoded: true},
 		{name: "binary without final newline", body: "\x00\x80\x1f\x8b", wantEncoded: true},
 		{name: "long UTF-8 line", body: strings.Repeat("é", 200), wantEncoded: true},
+		{name: "ASCII ending in a lone CR (Go and Python differ on the line break after it)", body: "#!/bin/sh\necho a\r", wantEncoded: true},
+		{name: "ASCII ending in a blank line", body: "#!/bin/sh\necho a\n\n", wantEncoded: false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -111,12 +113,43 @@ func TestMIMEEncodesNonASCII(t *testing.T) {
 			if encoded != tc.wantEncoded {
 				t.Fatalf("base64 encoded: %v, want %v:\n%s", encoded, tc.wantEncoded, doc)
 			}
-			if want := strings.TrimSuffix(tc.body, "\n"); strings.TrimSuffix(string(got), "\n") != want {
-				t.Errorf("Go reader: body %q, want %q", got, want)
+			if string(got) != tc.body {
+				t.Errorf("Go reader: body %q, want %q", got, tc.body)
 			}
 			docs, probs := userdata.Split(diag.Source{URI: "test"}, doc)
-			if probs.HasErrors() || len(docs) != 1 || strings.TrimSuffix(string(docs[0].Data), "\n") != strings.TrimSuffix(tc.body, "\n") {
+			if probs.HasErrors() || len(docs) != 1 || string(docs[0].Data) != tc.body {
 				t.Errorf("userdata.Split: %q, %v; want the body", docs, probs)
+			}
+		})
+	}
+}
+
+// TestMIMEWritesFilename checks that a part's filename is written as its
+// Content-Disposition (cloud-init writes the part under it and runs
+// scripts in the order of their names), quoted or RFC 2231-encoded as
+// needed, and that userdata.Split reads it back.
+func TestMIMEWritesFilename(t *testing.T) {
+	tests := []struct {
+		name, filename, wantHeader string
+	}{
+		{name: "none", filename: "", wantHeader: ""},
+		{name: "token", filename: "a.sh", wantHeader: "Content-Disposition: attachment; filename=a.sh\n"},
+		{name: "space", filename: "my script.sh", wantHeader: "Content-Disposition: attachment; filename=\"my script.sh\"\n"},
+		{name: "non-ASCII", filename: "café.sh", wantHeader: "Content-Disposition: attachment; filename*=utf-8''caf%C3%A9.sh\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := MIME(MIMEPart{ContentType: ContentTypeShell, Filename: tc.filename, Body: []byte("#!/bin/sh\n")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "--//\nContent-Type: " + ContentTypeShell + "\n" + tc.wantHeader + "\n#!/bin/sh\n\n--//--\n"
+			if !strings.HasSuffix(string(doc), want) {
+				t.Errorf("wrote\n%s\nwant it to end with\n%s", doc, want)
+			}
+			docs, probs := userdata.Split(diag.Source{URI: "test"}, doc)
+			if probs.HasErrors() || len(docs) != 1 || docs[0].Filename != tc.filename {
+				t.Errorf("userdata.Split: %+v, %v; want filename %q", docs, probs, tc.filename)
 			}
 		})
 	}

@@ -113,7 +113,7 @@ func userPart(d userdata.Document, f Family, p Producer) (Part, error) {
 // mimeUserPart is a user's MIME part as it is written out: its type (see
 // mimePartType) and body, gzipped again when its type says gzip.
 func mimeUserPart(part Part, d userdata.Document) (Part, error) {
-	part.ContentType = mimePartType(d)
+	part.ContentType, part.Filename = mimePartType(d), d.Filename
 	if isGzipType(d.Source.ContentType) && !userdata.IsGzip(d.Data) {
 		body, err := gzipBody(d.Data)
 		if err != nil {
@@ -211,7 +211,7 @@ func assembleMIME(in *injection, ex extras, user []Part) (Output, error) {
 	}
 	mime := make([]convert.MIMEPart, len(parts))
 	for i, p := range parts {
-		mime[i] = convert.MIMEPart{ContentType: p.ContentType, Body: p.Body}
+		mime[i] = convert.MIMEPart{ContentType: p.ContentType, Filename: p.Filename, Body: p.Body}
 	}
 	b, err := convert.Boundary(mime)
 	if err != nil {

@@ -117,6 +117,9 @@ type Part struct {
 	Format userdata.Format
 	// ContentType is the part's MIME content type (MIME families only).
 	ContentType string
+	// Filename is a user's MIME part's Content-Disposition filename, kept
+	// for cloud-init ("" if none).
+	Filename string
 	// Body is the part's text.
 	Body []byte
 	// Applied, when set, is what the producer keeps of Body (Karpenter

@@ -30,8 +30,16 @@ const (
 type Document struct {
 	Source diag.Source
 	Format Format
-	Data   []byte
+	// Data is the document's bytes, encodings undone. A MIME part's ends
+	// before the line break of the delimiter line that follows it (RFC
+	// 2046 makes that line break part of the delimiter, and nodeadm's and
+	// cloud-init's readers drop it).
+	Data []byte
 	// Boundary is the boundary parameter of a nested multipart part, whose
 	// body Data holds undescended ("" for any other document).
 	Boundary string
+	// Filename is the filename parameter of a MIME part's
+	// Content-Disposition ("" if none): cloud-init names the part's file
+	// after it (and runs scripts in the order of their names).
+	Filename string
 }

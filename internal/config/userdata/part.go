@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"mime/quotedprintable"
 	"strings"
 
@@ -43,7 +44,25 @@ func (s *mimeSplitter) part(n, open, to int) {
 		}
 	}
 	src.ContentType = media
-	s.emit(src, fmt.Sprintf("part %d", n), hb, s.bytesBetween(hb.body, to), params["boundary"])
+	body := s.bytesBetween(hb.body, to)
+	if to < len(s.lines) {
+		body = trimDelimiterBreak(body)
+	}
+	s.emit(src, fmt.Sprintf("part %d", n), hb, body, params["boundary"])
+}
+
+// trimDelimiterBreak drops the line break that ends body where a delimiter
+// line follows: RFC 2046 makes it part of the delimiter, and every MIME
+// reader (Go's mime/multipart, Python's email package in cloud-init) drops
+// it. It is CR LF, LF or, for Python, a lone CR.
+func trimDelimiterBreak(body []byte) []byte {
+	switch {
+	case bytes.HasSuffix(body, []byte("\r\n")):
+		return body[:len(body)-2]
+	case bytes.HasSuffix(body, []byte("\n")), bytes.HasSuffix(body, []byte("\r")):
+		return body[:len(body)-1]
+	}
+	return body
 }
 
 // singleBody reads the body of a MIME message that is not multipart as one
@@ -71,6 +90,7 @@ func (s *mimeSplitter) emit(src diag.Source, what string, hb headerBlock, body [
 	if !ok {
 		return
 	}
+
 	format := formatOfMediaType(media)
 	if media == "text/plain" {
 		format = sniffPlainText(data)
@@ -80,7 +100,21 @@ func (s *mimeSplitter) emit(src diag.Source, what string, hb headerBlock, body [
 		// count from the start of the decoded body instead.
 		src.Decoded, line = undone, 1
 	}
-	s.append(src, format, line, data)
+	if s.append(src, format, line, data) {
+		s.setFilename(hb)
+	}
+}
+
+// setFilename gives the document just appended the filename of hb's
+// Content-Disposition, as cloud-init reads it.
+func (s *mimeSplitter) setFilename(hb headerBlock) {
+	cd := hb.get("content-disposition")
+	if cd == nil {
+		return
+	}
+	if _, params, err := mime.ParseMediaType(cd.value); err == nil {
+		s.docs[len(s.docs)-1].Filename = params["filename"]
+	}
 }
 
 // append adds a document, reporting whether it did (false past

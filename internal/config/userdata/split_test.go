@@ -37,9 +37,9 @@ var threePartMIME = lf(
 )
 
 var threePartDocs = []docView{
-	{Part: 1, Line: 7, ContentType: "application/node.eks.aws", Format: FormatNodeConfig, Data: nodeConfigA + "\n"},
-	{Part: 2, Line: 16, ContentType: "application/node.eks.aws", Format: FormatNodeConfig, Data: nodeConfigB},
-	{Part: 3, Line: 24, ContentType: "text/x-shellscript", Format: FormatShell, Data: shellScript},
+	{Part: 1, Line: 7, ContentType: "application/node.eks.aws", Format: FormatNodeConfig, Data: nodeConfigA},
+	{Part: 2, Line: 16, ContentType: "application/node.eks.aws", Format: FormatNodeConfig, Data: strings.TrimSuffix(nodeConfigB, "\n")},
+	{Part: 3, Line: 24, ContentType: "text/x-shellscript", Format: FormatShell, Data: strings.TrimSuffix(shellScript, "\n")},
 }
 
 // mngScript is the part EKS injects for AL2 managed node groups.
@@ -63,20 +63,20 @@ func TestSplitMIME(t *testing.T) {
 			name: "CRLF line endings",
 			data: strings.ReplaceAll(threePartMIME, "\n", "\r\n"),
 			want: []docView{
-				{Part: 1, Line: 7, ContentType: "application/node.eks.aws", Format: FormatNodeConfig, Data: strings.ReplaceAll(nodeConfigA+"\n", "\n", "\r\n")},
-				{Part: 2, Line: 16, ContentType: "application/node.eks.aws", Format: FormatNodeConfig, Data: strings.ReplaceAll(nodeConfigB, "\n", "\r\n")},
-				{Part: 3, Line: 24, ContentType: "text/x-shellscript", Format: FormatShell, Data: strings.ReplaceAll(shellScript, "\n", "\r\n")},
+				{Part: 1, Line: 7, ContentType: "application/node.eks.aws", Format: FormatNodeConfig, Data: strings.ReplaceAll(nodeConfigA, "\n", "\r\n")},
+				{Part: 2, Line: 16, ContentType: "application/node.eks.aws", Format: FormatNodeConfig, Data: strings.ReplaceAll(strings.TrimSuffix(nodeConfigB, "\n"), "\n", "\r\n")},
+				{Part: 3, Line: 24, ContentType: "text/x-shellscript", Format: FormatShell, Data: strings.ReplaceAll(strings.TrimSuffix(shellScript, "\n"), "\n", "\r\n")},
 			},
 		},
 		{
 			name: "EKS managed node group boundary //",
 			data: eksMNG,
-			want: []docView{{Part: 1, Line: 7, ContentType: "text/x-shellscript", Format: FormatShell, Data: mngScript + "\n"}},
+			want: []docView{{Part: 1, Line: 7, ContentType: "text/x-shellscript", Format: FormatShell, Data: mngScript}},
 		},
 		{
 			name: "Content-Type before MIME-Version, folded header, transport padding",
 			data: lf(`Content-Type: multipart/mixed;`, `  boundary="==B=="`, `MIME-Version: 1.0`, `Number-Attachments: 1`, ``, `--==B==  `, `Content-Type: text/cloud-config`, ``, `#cloud-config`, `runcmd: [ls]`, `--==B==--`),
-			want: []docView{{Part: 1, Line: 9, ContentType: "text/cloud-config", Format: FormatCloudConfig, Data: "#cloud-config\nruncmd: [ls]\n"}},
+			want: []docView{{Part: 1, Line: 9, ContentType: "text/cloud-config", Format: FormatCloudConfig, Data: "#cloud-config\nruncmd: [ls]"}},
 		},
 		{
 			name: "media types map to formats",
@@ -88,11 +88,11 @@ func TestSplitMIME(t *testing.T) {
 				`--b`, `Content-Type: Application/Node.EKS.AWS; charset=utf-8`, `Content-Disposition: attachment; filename="a.yaml"`, ``, `kind: NodeConfig`,
 				`--b--`),
 			want: []docView{
-				{Part: 1, Line: 7, ContentType: "application/nodeboot", Format: FormatNodeConfig, Data: "{}\n"},
-				{Part: 2, Line: 11, ContentType: "application/toml", Format: FormatBottlerocket, Data: "[settings]\n"},
-				{Part: 3, Line: 15, ContentType: "text/cloud-boothook", Format: FormatOther, Data: "#cloud-boothook\n"},
-				{Part: 4, Line: 19, ContentType: "text/x-include-url", Format: FormatOther, Data: "http://example.com/x\n"},
-				{Part: 5, Line: 24, ContentType: "application/node.eks.aws", Format: FormatNodeConfig, Data: "kind: NodeConfig\n"},
+				{Part: 1, Line: 7, ContentType: "application/nodeboot", Format: FormatNodeConfig, Data: "{}"},
+				{Part: 2, Line: 11, ContentType: "application/toml", Format: FormatBottlerocket, Data: "[settings]"},
+				{Part: 3, Line: 15, ContentType: "text/cloud-boothook", Format: FormatOther, Data: "#cloud-boothook"},
+				{Part: 4, Line: 19, ContentType: "text/x-include-url", Format: FormatOther, Data: "http://example.com/x"},
+				{Part: 5, Line: 24, ContentType: "application/node.eks.aws", Format: FormatNodeConfig, Data: "kind: NodeConfig"},
 			},
 		},
 		{
@@ -102,8 +102,8 @@ func TestSplitMIME(t *testing.T) {
 				`--b`, `Content-Type: text/plain`, ``, `kind: NodeConfig`,
 				`--b--`),
 			want: []docView{
-				{Part: 1, Line: 7, ContentType: "text/plain", Format: FormatShell, Data: "#!/bin/sh\n"},
-				{Part: 2, Line: 11, ContentType: "text/plain", Format: FormatOther, Data: "kind: NodeConfig\n"},
+				{Part: 1, Line: 7, ContentType: "text/plain", Format: FormatShell, Data: "#!/bin/sh"},
+				{Part: 2, Line: 11, ContentType: "text/plain", Format: FormatOther, Data: "kind: NodeConfig"},
 			},
 		},
 		{
@@ -117,7 +117,7 @@ func TestSplitMIME(t *testing.T) {
 				`--b--`),
 			want: []docView{
 				{Part: 1, Line: 1, ContentType: "application/node.eks.aws", Decoded: "base64", Format: FormatNodeConfig, Data: nodeConfigA},
-				{Part: 2, Line: 1, ContentType: "text/x-shellscript", Decoded: "quoted-printable", Format: FormatShell, Data: "#!/bin/bash\necho a=b\n"},
+				{Part: 2, Line: 1, ContentType: "text/x-shellscript", Decoded: "quoted-printable", Format: FormatShell, Data: "#!/bin/bash\necho a=b"},
 				{Part: 3, Line: 1, ContentType: "application/node.eks.aws", Decoded: "base64", Format: FormatNodeConfig, Data: nodeConfigB},
 				{Part: 4, Line: 1, ContentType: "application/node.eks.aws", Decoded: "gzip+base64", Format: FormatNodeConfig, Data: nodeConfigA},
 				{Part: 5, Line: 1, ContentType: "application/node.eks.aws", Decoded: "gzip+base64", Format: FormatNodeConfig, Data: nodeConfigB},
@@ -126,7 +126,7 @@ func TestSplitMIME(t *testing.T) {
 		{
 			name: "other headers before MIME-Version",
 			data: lf(`From: nobody`, `Subject: node`, `MIME-Version: 1.0`, `Content-Type: multipart/mixed; boundary="b"`, ``, `--b`, `Content-Type: application/node.eks.aws`, ``, `{}`, `--b--`),
-			want: []docView{{Part: 1, Line: 9, ContentType: "application/node.eks.aws", Format: FormatNodeConfig, Data: "{}\n"}},
+			want: []docView{{Part: 1, Line: 9, ContentType: "application/node.eks.aws", Format: FormatNodeConfig, Data: "{}"}},
 		},
 		{
 			name: "single-part MIME message",

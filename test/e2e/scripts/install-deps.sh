@@ -9,8 +9,10 @@ set -euo pipefail
 # mount and util-linux (mount, umount, unshare) are for the fault suite (make faults);
 # dbus-daemon is the system bus the nodeadm oracle (make oracle) and bench-nodeadm run
 # both agents against, and systemd provides the systemctl nodeadm runs (daemon-reload);
-# awscli is the real AWS CLI (v2) whose `aws eks get-token` the kubelet's kubeconfig runs.
-PKGS=(containerd runc containernetworking-plugins iptables conntrack socat ebtables ethtool busybox-static iproute2 xfsprogs mount util-linux dbus-daemon systemd awscli)
+# awscli is the real AWS CLI (v2) whose `aws eks get-token` the kubelet's kubeconfig runs;
+# cloud-init is the real reader of the MIME user data `userdata generate`, `merge` and `convert`
+# write (the oracle's TestCloudInit*: only its Python modules are used, nothing is enabled).
+PKGS=(containerd runc containernetworking-plugins iptables conntrack socat ebtables ethtool busybox-static iproute2 xfsprogs mount util-linux dbus-daemon systemd awscli cloud-init)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -21,6 +23,11 @@ if [ ${#missing[@]} -eq 0 ]; then
 fi
 [ "$(id -u)" = 0 ] || { echo "e2e deps: missing ${missing[*]}; run as root" >&2; exit 1; }
 echo "e2e deps: installing ${missing[*]}"
+# A cloud-init installed only for its Python modules must never run at this machine's boot (it would
+# configure the machine from whatever datasource it finds): its documented kill switch.
+if [[ " ${missing[*]} " == *" cloud-init "* ]]; then
+  mkdir -p /etc/cloud && touch /etc/cloud/cloud-init.disabled
+fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -13,4 +13,5 @@ set -ex
   --dns-cluster-ip 172.20.0.10 \
   --local-disks raid0 \
   --kubelet-extra-args '--max-pods=58 --kube-reserved=cpu=80m,ephemeral-storage=1Gi,memory=893Mi --eviction-hard=memory.available<100Mi,nodefs.available<10% --image-gc-high-threshold=85 --feature-gates=DisableKubeletCloudCredentialProviders=true --register-with-taints=dedicated=gpu:NoSchedule --cpu-manager-policy=static --node-labels=team=payments,eks.amazonaws.com/nodegroup=core,node.kubernetes.io/instance-type=m5.xlarge --v=4 --image-credential-provider-bin-dir=/opt/bin'
+
 --//--

@@ -9,4 +9,5 @@ set -ex
 /etc/eks/bootstrap.sh v6 \
   --ip-family ipv6 \
   --dns-cluster-ip fd30:1c53:5f8a::a
+
 --//--

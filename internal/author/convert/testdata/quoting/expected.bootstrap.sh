@@ -13,4 +13,5 @@ set -ex
   --enable-local-outpost true \
   --cluster-id 6b4b0b8a-7a6d-4e53-9d6c-1b2a3c4d5e6f \
   --kubelet-extra-args '--provider-id=aws:///us-east-1a/i-0123456789abcdef0 --allowed-unsafe-sysctls=net.core.somaxconn,kernel.msg* --eviction-hard=memory.available<200Mi'
+
 --//--
