@@ -84,7 +84,7 @@ func readByCloudInit(t *testing.T, docs ...[]byte) []ciResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(context.Background(), cloudInitPython, cloudInitDriver)
+	cmd := exec.CommandContext(t.Context(), cloudInitPython, cloudInitDriver)
 	cmd.Stdin = bytes.NewReader(in)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -153,13 +153,13 @@ var ciWriters = []ciWriter{
 
 // write runs nodeboot (the binary at bin) on the user's user data (a
 // file) and returns the user data it writes.
-func (w ciWriter) write(bin, userFile string) ([]byte, error) {
+func (w ciWriter) write(ctx context.Context, bin, userFile string) ([]byte, error) {
 	args := []string{"userdata", "generate", "-f", ciNodeGroup, "--family", string(w.family), "--as", string(w.producer), "--user-data", userFile}
 	out := userFile + "." + w.name
 	if w.merge {
 		args = []string{"userdata", "merge", "-f", ciNodeGroup, "--family", string(w.family), "--as", string(w.producer), "--user-data-out", out, userFile}
 	}
-	cmd := exec.CommandContext(context.Background(), bin, args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -358,7 +358,7 @@ func writeAll(t *testing.T, jobs []ciJob) {
 			if j.err = os.WriteFile(userFile, j.user, 0o644); j.err != nil {
 				return
 			}
-			if j.doc, j.err = j.writer.write(bin, userFile); j.err == nil {
+			if j.doc, j.err = j.writer.write(t.Context(), bin, userFile); j.err == nil {
 				j.planned, j.err = j.writer.planned(j.user)
 			}
 		}(&jobs[i], filepath.Join(tmp, fmt.Sprintf("user-data-%d", i)))
@@ -539,7 +539,7 @@ func convertAll(t *testing.T, inputs []string) (names []string, docs [][]byte) {
 	}
 	for _, in := range inputs {
 		for to := range convertTargets {
-			out, err := exec.CommandContext(context.Background(), filepath.Join(dir, "nodeboot"), "convert", "--to", to, in).Output()
+			out, err := exec.CommandContext(t.Context(), filepath.Join(dir, "nodeboot"), "convert", "--to", to, in).Output()
 			if err != nil {
 				continue // not convertible (Bottlerocket, Windows, a NodeConfig already)
 			}
