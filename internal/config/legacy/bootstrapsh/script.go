@@ -101,6 +101,19 @@ func withoutCR(data []byte) ([]byte, bool) {
 	return bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), true
 }
 
+// withoutDanglingBackslash drops a backslash that ends data unescaped: a
+// line continuation with nothing after it, which bash drops (mvdan.cc/sh
+// reads it as a word "\"). A script often ends so: the last line of a
+// multi-line bootstrap.sh call keeps its "\" and the MIME delimiter's line
+// break, which belongs to the delimiter, follows.
+func withoutDanglingBackslash(data []byte) []byte {
+	n := len(data) - len(bytes.TrimRight(data, `\`))
+	if n%2 == 1 {
+		return data[:len(data)-1]
+	}
+	return data
+}
+
 // parseFailure is why a script could not be parsed.
 type parseFailure struct {
 	pos position
@@ -118,7 +131,7 @@ func parseBounded(data []byte) (*syntax.File, *parseFailure) {
 			"nests too deeply to read safely: it has %d of the characters %s, which open nesting levels (at most %d), so the call cannot be read",
 			n, nestingChars, maxNestingChars)}
 	}
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), "")
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(withoutDanglingBackslash(data)), "")
 	if err != nil {
 		var pe syntax.ParseError
 		if errors.As(err, &pe) {

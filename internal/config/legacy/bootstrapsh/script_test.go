@@ -32,6 +32,8 @@ func TestScriptArgs(t *testing.T) {
 		{name: "ANSI-C quoting", script: `/etc/eks/bootstrap.sh $'a\tb\x41\'' $"c"`, want: []string{"a\tbA'", "c"}},
 		{name: "line continuation", script: "/etc/eks/bootstrap.sh c \\\n  --use-max-pods \\\n  false", want: []string{"c", "--use-max-pods", "false"}},
 		{name: "continuation inside word", script: "/etc/eks/bootstrap.sh my-clu\\\nster", want: []string{"my-cluster"}},
+		{name: "continuation at the end of the script (bash drops it)", script: "/etc/eks/bootstrap.sh c \\\n  --use-max-pods false \\", want: []string{"c", "--use-max-pods", "false"}},
+		{name: "escaped backslash at the end of the script", script: "/etc/eks/bootstrap.sh c d\\\\", want: []string{"c", `d\`}},
 		{name: "comments", script: "# /etc/eks/bootstrap.sh commented\n/etc/eks/bootstrap.sh c # trailing\necho a#b", want: []string{"c"}},
 		{name: "braced variable glued to text", script: "N=prod\n/etc/eks/bootstrap.sh ${N}-cluster", want: []string{"prod-cluster"}},
 		{name: "default when unset", script: `/etc/eks/bootstrap.sh "${NAME:-fallback}"`, want: []string{"fallback"}},
