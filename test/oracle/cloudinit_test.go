@@ -302,6 +302,13 @@ func ciCases(t *testing.T) []ciCase {
 			"Content-Type: text/x-shellscript\nContent-Disposition: attachment; filename*=utf-8''caf%C3%A9.sh\n\n#!/bin/sh\necho c\n")),
 			want:  []leaf{{shellCT, "#!/bin/sh\necho b\n"}, {shellCT, "#!/bin/sh\necho a\n"}, {shellCT, "#!/bin/sh\necho c\n"}},
 			names: []string{"b.sh", "a.sh", "café.sh"}},
+		// cloud-init's get_filename: Content-Type's name without a
+		// filename, and a filename that is not valid MIME syntax.
+		{name: "filenames read leniently", user: []byte(userMIME(
+			"Content-Type: text/x-shellscript; name=\"n.sh\"\n\n#!/bin/sh\necho n\n",
+			"Content-Type: text/x-shellscript\nContent-Disposition: attachment; filename=d/e.sh\n\n#!/bin/sh\necho e\n")),
+			want:  []leaf{{shellCT, "#!/bin/sh\necho n\n"}, {shellCT, "#!/bin/sh\necho e\n"}},
+			names: []string{"n.sh", "d/e.sh"}},
 		// cloud-init decodes text parts as UTF-8 and cannot write the script.
 		{name: "not UTF-8, base64", user: []byte(userMIME(b64Part(shellCT, []byte("#!/bin/sh\necho \xff\xfe\n")))), want: nil},
 		{name: "bare script", user: []byte(script), want: []leaf{{shellCT, script}}, notMIME: true},

@@ -105,16 +105,30 @@ func (s *mimeSplitter) emit(src diag.Source, what string, hb headerBlock, body [
 	}
 }
 
-// setFilename gives the document just appended the filename of hb's
-// Content-Disposition, as cloud-init reads it.
+// setFilename gives the document just appended the name cloud-init gives
+// the part's file, as Python's Message.get_filename reads it: the filename
+// parameter of hb's Content-Disposition, else the name parameter of its
+// Content-Type, a parameter that is not valid MIME syntax (an unquoted
+// filename=a/b.sh) read as Python reads it.
 func (s *mimeSplitter) setFilename(hb headerBlock) {
-	cd := hb.get("content-disposition")
-	if cd == nil {
-		return
+	name, ok := headerParam(hb.get("content-disposition"), "filename")
+	if !ok {
+		name, _ = headerParam(hb.get("content-type"), "name")
 	}
-	if _, params, err := mime.ParseMediaType(cd.value); err == nil {
-		s.docs[len(s.docs)-1].Filename = params["filename"]
+	s.docs[len(s.docs)-1].Filename = name
+}
+
+// headerParam returns the parameter name of f's value (f may be nil),
+// read with rawParam where the value is not valid MIME syntax.
+func headerParam(f *headerField, name string) (string, bool) {
+	if f == nil {
+		return "", false
 	}
+	if _, params, err := mime.ParseMediaType(f.value); err == nil {
+		v, ok := params[name]
+		return v, ok
+	}
+	return rawParam(f.value, name)
 }
 
 // append adds a document, reporting whether it did (false past

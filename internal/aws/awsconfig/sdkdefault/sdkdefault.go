@@ -14,6 +14,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/nodeboot/nodeboot/internal/aws/awsconfig"
 )
@@ -22,14 +23,26 @@ import (
 // retry policy (AWS_MAX_ATTEMPTS or max_attempts in the shared config
 // winning), transport and logger.
 func Load(ctx context.Context, o awsconfig.Options) (aws.Config, error) {
-	opts := []func(*config.LoadOptions) error{config.WithHTTPClient(o.HTTPClient())}
+	return load(ctx, o)
+}
+
+// load is Load with extra loader options applied last (tests: an HTTP
+// client that captures requests).
+func load(ctx context.Context, o awsconfig.Options, extra ...func(*config.LoadOptions) error) (aws.Config, error) {
+	// The plain request bodies are a loader option, not appended to the
+	// loaded configuration: the loader builds the credential chain's own
+	// clients (STS for web identity and assumed roles, SSO) from it.
+	opts := []func(*config.LoadOptions) error{
+		config.WithHTTPClient(o.HTTPClient()),
+		config.WithAPIOptions([]func(*middleware.Stack) error{awsconfig.WithPlainRequestBodies}),
+	}
 	if o.Region != "" {
 		opts = append(opts, config.WithRegion(o.Region))
 	}
 	if o.Logger != nil {
 		opts = append(opts, config.WithLogger(awsconfig.SDKLogger(o.Logger)), config.WithClientLogMode(aws.LogRetries))
 	}
-	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	cfg, err := config.LoadDefaultConfig(ctx, append(opts, extra...)...)
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("load AWS SDK config: %w", err)
 	}
@@ -39,6 +52,5 @@ func Load(ctx context.Context, o awsconfig.Options) (aws.Config, error) {
 	}
 	cfg.RetryMaxAttempts = policy.MaxAttempts
 	cfg.Retryer = func() aws.Retryer { return awsconfig.NewRetryer(policy) }
-	cfg.APIOptions = append(cfg.APIOptions, awsconfig.WithPlainRequestBodies)
 	return cfg, nil
 }
