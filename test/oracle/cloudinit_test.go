@@ -4,7 +4,6 @@ package oracle
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -272,8 +271,8 @@ func ciCases(t *testing.T) []ciCase {
 		{name: "UTF-8 script, quoted-printable", user: []byte(userMIME("Content-Type: text/x-shellscript\nContent-Transfer-Encoding: quoted-printable\n\n#!/bin/sh\necho caf=C3=A9 =E2=82=AC\n")),
 			want: []leaf{{shellCT, "#!/bin/sh\necho café €\n"}}},
 		{name: "UTF-8 script, base64", user: []byte(userMIME(b64Part(shellCT, []byte("#!/bin/sh\necho 日本語\n")))), want: []leaf{{shellCT, "#!/bin/sh\necho 日本語\n"}}},
-		{name: "gzip part", user: []byte(userMIME(b64Part("application/x-gzip", gzipBytes(t, script)))), want: []leaf{{shellCT, script}}},
-		{name: "gzipped user data", user: gzipBytes(t, userMIME(part(shellCT, script))), want: []leaf{{shellCT, script}}},
+		{name: "gzip part", user: []byte(userMIME(b64Part("application/x-gzip", mimetest.Gzip(t, script)))), want: []leaf{{shellCT, script}}},
+		{name: "gzipped user data", user: mimetest.Gzip(t, userMIME(part(shellCT, script))), want: []leaf{{shellCT, script}}},
 		{name: "line --//", user: []byte(userMIME(part(shellCT, "#!/bin/sh\necho a\n--//\necho b\n"))), want: []leaf{{shellCT, "#!/bin/sh\necho a\n--//\necho b\n"}}},
 		{name: "line --//--", user: []byte(userMIME(part(shellCT, "#!/bin/sh\ncat <<EOF\n--//--\nEOF\n"))), want: []leaf{{shellCT, "#!/bin/sh\ncat <<EOF\n--//--\nEOF\n"}}},
 		{name: "indented and trailing-space delimiters", user: []byte(userMIME(part(shellCT, "#!/bin/sh\ncat <<EOF\n  --//\n--// \n--//\t\nEOF\n"))), want: []leaf{{shellCT, "#!/bin/sh\ncat <<EOF\n  --//\n--// \n--//\t\nEOF\n"}}},
@@ -314,20 +313,6 @@ func ciCases(t *testing.T) []ciCase {
 		{name: "bare script", user: []byte(script), want: []leaf{{shellCT, script}}, notMIME: true},
 		{name: "bare script with --// and CRLF", user: []byte("#!/bin/sh\r\necho a\r\n--//\r\necho b\r\n"), want: []leaf{{shellCT, "#!/bin/sh\r\necho a\r\n--//\r\necho b\r\n"}}, notMIME: true},
 	}
-}
-
-// gzipBytes is s gzipped.
-func gzipBytes(t *testing.T, s string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	if _, err := zw.Write([]byte(s)); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
 }
 
 // ciJob is one user data document nodeboot wrote, to be read by
