@@ -48,7 +48,7 @@ func (s *mimeSplitter) part(n, open, to int) {
 	if to < len(s.lines) {
 		body = trimDelimiterBreak(body)
 	}
-	s.emit(src, fmt.Sprintf("part %d", n), hb, body, params["boundary"])
+	s.emit(src, fmt.Sprintf("part %d", n), hb, body, kept{boundary: params["boundary"], filename: partFilename(hb, params)})
 }
 
 // trimDelimiterBreak drops the line break that ends body where a delimiter
@@ -70,19 +70,27 @@ func trimDelimiterBreak(body []byte) []byte {
 func (s *mimeSplitter) singleBody(hb headerBlock, media string) {
 	src := s.src
 	src.ContentType = media
-	s.emit(src, "MIME body", hb, s.bytesBetween(hb.body, len(s.lines)), "")
+	s.emit(src, "MIME body", hb, s.bytesBetween(hb.body, len(s.lines)), kept{filename: partFilename(hb, nil)})
 }
 
-// emit decodes a body and appends it as a document; what names it in
-// messages ("part 2", "MIME body"); boundary is the part's boundary
-// parameter, kept with a nested multipart.
-func (s *mimeSplitter) emit(src diag.Source, what string, hb headerBlock, body []byte, boundary string) {
+// kept is what a document keeps of its part's headers.
+type kept struct {
+	// boundary is the part's boundary parameter, kept with a nested
+	// multipart.
+	boundary string
+	// filename is the name cloud-init gives the part's file.
+	filename string
+}
+
+// emit decodes a body and appends it as a document, with k; what names it
+// in messages ("part 2", "MIME body").
+func (s *mimeSplitter) emit(src diag.Source, what string, hb headerBlock, body []byte, k kept) {
 	line := hb.body + 1
 	media := src.ContentType
 	if strings.HasPrefix(media, "multipart/") {
 		s.warnf(src, line, "%s (body at line %d) is a nested %s; nested multipart is not descended, listed as %q", what, line, media, FormatOther)
 		if s.append(src, FormatOther, line, body) {
-			s.docs[len(s.docs)-1].Boundary = boundary
+			s.docs[len(s.docs)-1].Boundary = k.boundary
 		}
 		return
 	}
@@ -101,21 +109,25 @@ func (s *mimeSplitter) emit(src diag.Source, what string, hb headerBlock, body [
 		src.Decoded, line = undone, 1
 	}
 	if s.append(src, format, line, data) {
-		s.setFilename(hb)
+		s.docs[len(s.docs)-1].Filename = k.filename
 	}
 }
 
-// setFilename gives the document just appended the name cloud-init gives
-// the part's file, as Python's Message.get_filename reads it: the filename
-// parameter of hb's Content-Disposition, else the name parameter of its
-// Content-Type, a parameter that is not valid MIME syntax (an unquoted
-// filename=a/b.sh) read as Python reads it.
-func (s *mimeSplitter) setFilename(hb headerBlock) {
-	name, ok := headerParam(hb.get("content-disposition"), "filename")
-	if !ok {
-		name, _ = headerParam(hb.get("content-type"), "name")
+// partFilename is the name cloud-init gives a part's file, as Python's
+// Message.get_filename reads it: the filename parameter of hb's
+// Content-Disposition, else the name parameter of its Content-Type
+// (ctParams, as the part's Content-Type was parsed; nil when there is none
+// or its parameters are not valid MIME syntax); a parameter that is not
+// valid MIME syntax (an unquoted filename=a/b.sh) is read as Python reads it.
+func partFilename(hb headerBlock, ctParams map[string]string) string {
+	if name, ok := headerParam(hb.get("content-disposition"), "filename"); ok {
+		return name
 	}
-	s.docs[len(s.docs)-1].Filename = name
+	if ctParams != nil {
+		return ctParams["name"]
+	}
+	name, _ := headerParam(hb.get("content-type"), "name")
+	return name
 }
 
 // headerParam returns the parameter name of f's value (f may be nil),
