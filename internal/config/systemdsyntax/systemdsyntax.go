@@ -95,71 +95,174 @@ func readDoubleQuoted(s string, open int, cur *strings.Builder) (int, error) {
 	return 0, fmt.Errorf("%w: the \" at byte %d is never closed", ErrUnterminatedQuote, open)
 }
 
-// AssignmentWords splits the value of a unit file assignment such as
-// Environment= into words: double or single quoted (with C escapes in
-// double quotes) or bare; "%%" is a literal "%".
-func AssignmentWords(s string) []string {
+// Errors returned (wrapped) by UnitWords and ExpandSpecifiers.
+var (
+	// ErrInvalidEscape means a backslash starts no escape systemd knows.
+	ErrInvalidEscape = errors.New("invalid escape")
+	// ErrUnknownSpecifier means a "%" precedes a letter or digit systemd
+	// has no specifier for (a percent-encoded "%40" is one).
+	ErrUnknownSpecifier = errors.New("unknown specifier")
+)
+
+// UnitWords splits the value of a unit file list setting such as
+// Environment= or UnsetEnvironment= the way systemd's extract_first_word
+// does with EXTRACT_UNQUOTE|EXTRACT_CUNESCAPE: blanks separate words; '…'
+// and "…" may open anywhere in a word, and inside both, as outside, a
+// backslash starts a C escape (\a \b \f \n \r \t \v \\ \" \' \s, \xNN,
+// \NNN octal, \uNNNN, \UNNNNNNNN; never a NUL). It returns the words read
+// before the first error and that error (ErrInvalidEscape,
+// ErrUnterminatedQuote or ErrDanglingBackslash): systemd keeps the
+// assignments before it and ignores the rest of the line.
+func UnitWords(s string) ([]string, error) {
 	var words []string
-	var cur strings.Builder
-	inWord, quote := false, byte(0)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote == '"' && c == '\\' && i+1 < len(s):
-			i = unescapeAt(s, i+1, &cur)
-		case quote != 0:
-			cur.WriteByte(c)
-		case c == '"' || c == '\'':
-			quote, inWord = c, true
-		case c == ' ' || c == '\t':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteByte(c)
-			inWord = true
+	for i := skipBlanks(s, 0); i < len(s); i = skipBlanks(s, i) {
+		word, next, err := unitWord(s, i)
+		if err != nil {
+			return slices.Clip(words), err
 		}
+		words, i = append(words, word), next
 	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	for i, w := range words {
-		words[i] = strings.ReplaceAll(w, "%%", "%")
-	}
-	return slices.Clip(words)
+	return slices.Clip(words), nil
 }
 
-// unescapeAt decodes the C escape whose letter is s[i] (\n, \t, \r,
-// \xNN; any other character stands for itself) and returns the index of
-// its last byte.
-func unescapeAt(s string, i int, cur *strings.Builder) int {
-	switch s[i] {
-	case 'n':
-		cur.WriteByte('\n')
-	case 't':
-		cur.WriteByte('\t')
-	case 'r':
-		cur.WriteByte('\r')
-	case 'x':
-		if i+2 < len(s) {
-			if b, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
-				cur.WriteByte(byte(b))
-				return i + 2
-			}
-		}
-		cur.WriteByte('x')
-	default:
-		cur.WriteByte(s[i])
+func skipBlanks(s string, i int) int {
+	for i < len(s) && strings.IndexByte(" \t\n\r", s[i]) >= 0 {
+		i++
 	}
 	return i
 }
 
+// unitWord reads the word starting at s[i] and returns it and the index
+// after it.
+func unitWord(s string, i int) (string, int, error) {
+	var cur strings.Builder
+	quote := byte(0)
+	for ; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			n, err := cunescapeOne(s[i+1:], &cur)
+			if err != nil {
+				return "", i, err
+			}
+			i += n
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteByte(c)
+		case c == '"' || c == '\'':
+			quote = c
+		case strings.IndexByte(" \t\n\r", c) >= 0:
+			return cur.String(), i, nil
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	if quote != 0 {
+		return "", i, fmt.Errorf("%w: a %c is never closed", ErrUnterminatedQuote, quote)
+	}
+	return cur.String(), i, nil
+}
+
+// cunescapeOne decodes the C escape at the start of s (what follows a
+// backslash) as systemd's cunescape_one does, and returns its length.
+func cunescapeOne(s string, cur *strings.Builder) (int, error) {
+	if s == "" {
+		return 0, fmt.Errorf("%w: the value ends with a backslash", ErrDanglingBackslash)
+	}
+	if i := strings.IndexByte("abfnrtv\\\"'s", s[0]); i >= 0 {
+		cur.WriteByte("\a\b\f\n\r\t\v\\\"' "[i])
+		return 1, nil
+	}
+	bad := fmt.Errorf("%w: \\%s", ErrInvalidEscape, s[:min(len(s), 3)])
+	switch c := s[0]; {
+	case c == 'x':
+		v, err := escapeNumber(s, 1, 2, 16)
+		if err != nil || v == 0 {
+			return 0, bad
+		}
+		cur.WriteByte(byte(v))
+		return 3, nil
+	case c == 'u' || c == 'U':
+		digits := map[byte]int{'u': 4, 'U': 8}[c]
+		v, err := escapeNumber(s, 1, digits, 16)
+		if err != nil || v == 0 || !utf8.ValidRune(rune(v)) {
+			return 0, bad
+		}
+		cur.WriteRune(rune(v))
+		return digits + 1, nil
+	case c >= '0' && c <= '7':
+		v, err := escapeNumber(s, 0, 3, 8)
+		if err != nil || v == 0 || v > 255 {
+			return 0, bad
+		}
+		cur.WriteByte(byte(v))
+		return 3, nil
+	}
+	return 0, bad
+}
+
+// escapeNumber parses the n digits of s from offset in base.
+func escapeNumber(s string, offset, n, base int) (uint64, error) {
+	if len(s) < offset+n || strings.ContainsAny(s[offset:offset+n], "+-_xXoObB") {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.ParseUint(s[offset:offset+n], base, 32)
+}
+
+// unitSpecifiers are the letters systemd (252) expands in Environment=
+// values; "%" before another letter or a digit is an error.
+const unitSpecifiers = "abcdfghijlmnopqrstuvwyABCEGHIJLMNPRSTUVWY"
+
+// ExpandSpecifiers replaces systemd's %-specifiers in s as systemd's
+// specifier_printf does: "%%" is "%", a known specifier becomes
+// resolve(letter) (left as it is when resolve does not know it), "%"
+// before a letter or digit systemd has no specifier for is an error
+// (ErrUnknownSpecifier: systemd ignores the assignment), and "%" before
+// anything else, or at the end, stays.
+func ExpandSpecifiers(s string, resolve func(byte) (string, bool)) (string, error) {
+	if !strings.Contains(s, "%") {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch c := s[i]; {
+		case c == '%':
+			b.WriteByte('%')
+		case strings.IndexByte(unitSpecifiers, c) >= 0:
+			if v, ok := resolve(c); ok {
+				b.WriteString(v)
+			} else {
+				b.WriteString(s[i-1 : i+1])
+			}
+		case isAlphanumeric(c):
+			return "", fmt.Errorf("%w %%%c", ErrUnknownSpecifier, c)
+		default:
+			b.WriteString(s[i-1 : i+1])
+		}
+	}
+	return b.String(), nil
+}
+
+func isAlphanumeric(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// ValidAssignment is systemd's test of an environment assignment
+// (env_assignment_is_valid): "NAME=value" with a valid name and a value
+// of valid UTF-8.
+func ValidAssignment(kv string) bool {
+	k, v, ok := strings.Cut(kv, "=")
+	return ok && ValidName(k) && utf8.ValidString(v)
+}
+
 // QuoteValue makes s safe inside a double-quoted assignment value
-// (Environment="KEY=VALUE"), so that AssignmentWords gives s back:
+// (Environment="KEY=VALUE"), so that UnitWords and ExpandSpecifiers give
+// s back (a NUL byte excepted: systemd refuses it):
 // backslash and double quote are escaped, control characters become C
 // escapes, and % is doubled so that specifier expansion yields a literal
 // percent sign.
@@ -372,7 +475,7 @@ func (p *envParser) push() {
 	if p.state == inValue && p.valueBlank >= 0 {
 		value = value[:p.valueBlank]
 	}
-	if validName(string(key)) {
+	if ValidName(string(key)) {
 		p.out[string(key)] = string(value)
 	}
 	p.reset()
@@ -394,14 +497,16 @@ func blankFrom(start, n int, c byte) int {
 	return start
 }
 
-// validName is systemd's test of an environment variable name: not empty,
-// no "=", no control characters, no leading digit, valid UTF-8.
-func validName(k string) bool {
-	if k == "" || strings.ContainsAny(k, "=") || !utf8.ValidString(k) || (k[0] >= '0' && k[0] <= '9') {
+// ValidName is systemd's test of an environment variable name
+// (env_name_is_valid): not empty, only ASCII letters, digits and "_", not
+// starting with a digit. systemd drops other names from Environment= and
+// from environment files ("no-proxy", "a.b").
+func ValidName(k string) bool {
+	if k == "" || (k[0] >= '0' && k[0] <= '9') {
 		return false
 	}
-	for _, r := range k {
-		if r < 0x20 || r == 0x7f || r == ' ' {
+	for i := 0; i < len(k); i++ {
+		if !isAlphanumeric(k[i]) && k[i] != '_' {
 			return false
 		}
 	}

@@ -57,33 +57,87 @@ func FuzzParseEnvironmentFile(f *testing.F) {
 	})
 }
 
-func TestAssignmentWords(t *testing.T) {
-	got := AssignmentWords(`"A=1 2" 'B=x' C=plain "D=q\"uote\\" "E=100%%"`)
-	want := []string{"A=1 2", "B=x", "C=plain", `D=q"uote\`, "E=100%"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("AssignmentWords = %q, want %q", got, want)
+// TestUnitWords pins how systemd (252, read off `systemd --test`; the
+// oracle test TestUnitEnvironmentReadsAsSystemd runs it) splits
+// Environment= values.
+func TestUnitWords(t *testing.T) {
+	cases := []struct {
+		name, value string
+		want        []string
+		err         error
+	}{
+		{name: "quoted, bare and escaped", value: `"A=1 2" 'B=x' C=plain "D=q\"uote\\"`, want: []string{"A=1 2", "B=x", "C=plain", `D=q"uote\`}},
+		{name: "quotes mid-word", value: `Q3=mid"dle quo"ted`, want: []string{"Q3=middle quoted"}},
+		{name: "C escapes in single quotes too", value: `Q1='single \x41 \t'`, want: []string{"Q1=single A \t"}},
+		{name: "escapes: \\s, octal, \\u", value: `"Q2=dq \s \101 \u00e9" Q4=a\tb`, want: []string{"Q2=dq   A é", "Q4=a\tb"}},
+		{name: "escaped blank is no escape", value: `F=a\ b G=1`, err: ErrInvalidEscape},
+		{name: "unknown escape drops the rest", value: `Q6=before Q7=\q Q8=after`, want: []string{"Q6=before"}, err: ErrInvalidEscape},
+		{name: "NUL refused", value: `Q10=\x00 Q11=ok`, err: ErrInvalidEscape},
+		{name: "unterminated quote", value: `Q5="unterminated`, err: ErrUnterminatedQuote},
+		{name: "trailing backslash", value: `A=1 B=\`, want: []string{"A=1"}, err: ErrDanglingBackslash},
+		{name: "percent untouched here", value: `E=p%40ss C=%%x`, want: []string{"E=p%40ss", "C=%%x"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := UnitWords(tc.value)
+			if !reflect.DeepEqual(got, tc.want) || !errors.Is(err, tc.err) {
+				t.Errorf("UnitWords(%q) = %q, %v; want %q, %v", tc.value, got, err, tc.want, tc.err)
+			}
+		})
 	}
 }
 
-// FuzzAssignmentWords checks the parser of systemd Environment= values read
+// TestExpandSpecifiers pins systemd's specifier rules on values.
+func TestExpandSpecifiers(t *testing.T) {
+	resolve := func(c byte) (string, bool) { v, ok := map[byte]string{'n': "kubelet.service"}[c]; return v, ok }
+	cases := []struct{ name, in, want string }{
+		{name: "%% is %", in: "C=%%x", want: "C=%x"},
+		{name: "known", in: "D=%n", want: "D=kubelet.service"},
+		{name: "known, not resolved here", in: "H=%H", want: "H=%H"},
+		{name: "punctuation stays", in: "P=%-%.%!", want: "P=%-%.%!"},
+		{name: "at the end", in: "T=100%", want: "T=100%"},
+		{name: "percent-encoded password", in: "HTTPS_PROXY=http://u:p%40ss@proxy:3128", want: "error"},
+		{name: "unknown letter", in: "X=%x", want: "error"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ExpandSpecifiers(tc.in, resolve)
+			if err != nil {
+				got = "error"
+				if !errors.Is(err, ErrUnknownSpecifier) {
+					t.Errorf("error %v is not ErrUnknownSpecifier", err)
+				}
+			}
+			if got != tc.want {
+				t.Errorf("ExpandSpecifiers(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzUnitWords checks the parser of systemd Environment= values read
 // from node files: it never panics, a value of bare words splits on
-// blanks, and a double-quoted word comes back whole, escapes undone.
-func FuzzAssignmentWords(f *testing.F) {
-	for _, seed := range []string{`A=1`, `"A=1 2" B=x`, `'unterminated`, `"back\\slash\"`, "100%%", ""} {
+// blanks, and a word quoted by QuoteValue comes back whole.
+func FuzzUnitWords(f *testing.F) {
+	for _, seed := range []string{`A=1`, `"A=1 2" B=x`, `'unterminated`, `"back\\slash\"`, `\x41\u00e9\101`, "100%%", ""} {
 		f.Add(seed, "HTTPS_PROXY=http://proxy:3128")
 	}
 	f.Fuzz(func(t *testing.T, value, word string) {
-		got := AssignmentWords(value)
-		blank := func(r rune) bool { return r == ' ' || r == '\t' }
-		if bare := strings.FieldsFunc(value, blank); !strings.ContainsAny(value, "\"'%") && !slices.Equal(got, bare) {
-			t.Fatalf("AssignmentWords(%q) = %q, want %q", value, got, bare)
+		got, err := UnitWords(value)
+		blank := func(r rune) bool { return strings.ContainsRune(" \t\n\r", r) }
+		if bare := strings.FieldsFunc(value, blank); !strings.ContainsAny(value, "\"'\\") && (err != nil || !slices.Equal(got, bare)) {
+			t.Fatalf("UnitWords(%q) = %q, %v; want %q", value, got, err, bare)
 		}
-		if strings.Contains(word, "%") {
-			return // %% is systemd's escape for %; a lone % is a specifier
+		if strings.ContainsRune(word, 0) || !utf8.ValidString(word) {
+			return
 		}
-		quoted := `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(word) + `"`
-		if got := AssignmentWords(quoted + " X=1"); !reflect.DeepEqual(got, []string{word, "X=1"}) {
-			t.Fatalf("AssignmentWords(%q) = %q, want %q", quoted, got, []string{word, "X=1"})
+		quoted := `"` + QuoteValue(word) + `"`
+		got, err = UnitWords(quoted + " X=1")
+		if err != nil || len(got) != 2 || got[1] != "X=1" {
+			t.Fatalf("UnitWords(%q) = %q, %v", quoted, got, err)
+		}
+		if back, err := ExpandSpecifiers(got[0], func(byte) (string, bool) { return "", false }); err != nil || back != word {
+			t.Fatalf("QuoteValue(%q) reads back as %q, %v", word, back, err)
 		}
 	})
 }
@@ -117,8 +171,15 @@ func FuzzQuoteValueRoundTrip(f *testing.F) {
 		}
 		line := `"HTTPS_PROXY=` + quoted + `"`
 		want := "HTTPS_PROXY=" + strings.ToValidUTF8(v, "\uFFFD")
-		if got := AssignmentWords(line); utf8.ValidString(v) && (len(got) != 1 || got[0] != want) {
-			t.Fatalf("AssignmentWords(%q) = %q, want [%q]", line, got, want)
+		if !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
+			return // systemd refuses invalid UTF-8 and NUL in values
+		}
+		got, err := UnitWords(line)
+		if err == nil && len(got) == 1 {
+			got[0], err = ExpandSpecifiers(got[0], func(byte) (string, bool) { return "", false })
+		}
+		if err != nil || len(got) != 1 || got[0] != want {
+			t.Fatalf("UnitWords(%q) = %q, %v; want [%q]", line, got, err, want)
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"golang.org/x/net/http/httpproxy"
@@ -33,7 +34,10 @@ type Connection struct {
 	// another value than its unit now gives it (a drop-in or environment
 	// file changed without a restart): the next start uses the unit's.
 	StaleProxyVars []string
-	Err            error
+	// UnitNotes are what systemd ignores or fails on in kubelet.service's
+	// environment settings (ServiceEnv.Ignored and Problems).
+	UnitNotes []string
+	Err       error
 }
 
 // ProxySetting is one proxy variable of the kubelet's and where it is set.
@@ -84,6 +88,7 @@ func kubeletConnection(f Files, k KubeletFacts) Connection {
 		return c
 	}
 	c.Proxy, c.ProxyVars = proxyFor(c.Cluster, k.Env(), k.EnvSource)
+	c.UnitNotes = append(slices.Clip(k.UnitEnv.Problems), k.UnitEnv.Ignored...)
 	if k.ProcessEnv != nil {
 		c.StaleProxyVars = proxyDiffers(k.UnitEnv, k.ProcessEnv)
 	}

@@ -33,6 +33,9 @@ func endpointVerdict(ev EndpointEvidence, now time.Time) Result {
 		return r
 	}
 	r.Evidence = append(r.Evidence, proxyEvidence(ev))
+	for _, n := range ev.Conn.UnitNotes {
+		r.Evidence = append(r.Evidence, "kubelet.service: systemd ignores or fails on "+n)
+	}
 	for _, stage := range []endpointStage{proxySettingStage, dnsStage, tcpStage, tunnelStage, handshakeStage, caStage, chainStage, answerStage} {
 		if stage(&r, ev, now) {
 			r.Verdict = Fail

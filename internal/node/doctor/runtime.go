@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -150,6 +151,9 @@ func proxySettings(env ServiceEnv) []string {
 		if v, ok := env.Vars[name]; ok {
 			out = append(out, ProxySetting{Name: name, Value: v.Value}.String()+" (from "+v.Source+")")
 		}
+	}
+	for _, n := range append(slices.Clip(env.Problems), env.Ignored...) {
+		out = append(out, "systemd ignores or fails on "+n)
 	}
 	return out
 }

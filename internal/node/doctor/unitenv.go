@@ -39,11 +39,20 @@ type EnvVar struct {
 type ServiceEnv struct {
 	Unit string
 	Vars map[string]EnvVar
+	// Environment, EnvironmentFiles and UnsetEnvironment are the unit's
+	// settings as systemd keeps them (and `systemctl show` prints them):
+	// KEY=VALUE in order, an empty assignment having reset the list, an
+	// optional file marked "-".
+	Environment, EnvironmentFiles, UnsetEnvironment []string
 	// Files are the unit files read, in the order systemd applies them.
 	Files []string
 	// Problems are what would stop systemd from starting the unit (an
 	// EnvironmentFile= without "-" that does not exist) or was unreadable.
 	Problems []string
+	// Ignored are the assignments systemd ignores (bad quoting or escape,
+	// an unknown %-specifier such as a percent-encoded "%40", an invalid
+	// name, a relative EnvironmentFile=), each with its file and why.
+	Ignored []string
 }
 
 // Get returns a variable's value ("" when unset).
@@ -64,11 +73,20 @@ func ServiceEnvironment(root, unitName string) ServiceEnv {
 	return unitEnvironment(Files{Root: root}, unitName)
 }
 
+// unitSettings are a unit's environment settings as systemd accumulates
+// them over its fragment and drop-ins.
+type unitSettings struct {
+	env      []string          // Environment=, KEY=VALUE in order
+	sources  map[string]string // where each KEY of env was set
+	envFiles []envFileRef
+	unset    []string
+}
+
 // unitEnvironment computes the environment systemd gives unitName.
 func unitEnvironment(f Files, unitName string) ServiceEnv {
 	env := ServiceEnv{Unit: unitName, Vars: map[string]EnvVar{"PATH": {Value: systemdDefaultPath, Source: "systemd's default"}}}
 	env.managerDefaults(f)
-	var envFiles []envFileRef
+	set := unitSettings{sources: map[string]string{}}
 	for _, p := range unitFiles(f, unitName) {
 		opts, err := readUnit(f, p)
 		if err != nil {
@@ -76,10 +94,21 @@ func unitEnvironment(f Files, unitName string) ServiceEnv {
 			continue
 		}
 		env.Files = append(env.Files, p)
-		envFiles = env.apply(opts, p, envFiles)
+		env.apply(&set, opts, p, unitResolver(unitName, env.Files[0]))
 	}
-	for _, ef := range envFiles {
-		env.loadFile(f, ef)
+	env.Environment, env.UnsetEnvironment = set.env, set.unset
+	for _, kv := range set.env {
+		k, v, _ := strings.Cut(kv, "=")
+		env.Vars[k] = EnvVar{Value: v, Source: set.sources[k]}
+	}
+	for _, ef := range set.envFiles {
+		env.EnvironmentFiles = append(env.EnvironmentFiles, map[bool]string{true: "-"}[ef.optional]+ef.path)
+		env.loadFiles(f, ef)
+	}
+	for _, u := range set.unset {
+		if k, v, hasValue := strings.Cut(u, "="); !hasValue || env.Vars[k].Value == v {
+			delete(env.Vars, k)
+		}
 	}
 	return env
 }
@@ -91,42 +120,126 @@ type envFileRef struct {
 }
 
 // apply applies the [Service] options of one unit file, in order.
-func (e *ServiceEnv) apply(opts []*unit.UnitOption, from string, files []envFileRef) []envFileRef {
+func (e *ServiceEnv) apply(set *unitSettings, opts []*unit.UnitOption, from string, resolve func(byte) (string, bool)) {
 	for _, o := range opts {
 		if o.Section != "Service" {
 			continue
 		}
 		switch o.Name {
 		case "Environment":
-			e.assign(o.Value, from+" Environment=")
-		case "EnvironmentFile":
-			files = appendEnvFile(files, o.Value, from)
-		case "UnsetEnvironment":
-			for _, w := range systemdsyntax.AssignmentWords(o.Value) {
-				delete(e.Vars, strings.SplitN(w, "=", 2)[0])
+			if strings.TrimSpace(o.Value) == "" {
+				set.env = nil
+				continue
 			}
+			for _, kv := range e.assignments(o, from, resolve, systemdsyntax.ValidAssignment) {
+				set.env = replaceVar(set.env, kv)
+				set.sources[strings.SplitN(kv, "=", 2)[0]] = from + " Environment="
+			}
+		case "EnvironmentFile":
+			set.envFiles = e.appendEnvFile(set.envFiles, o.Value, from, resolve)
+		case "UnsetEnvironment":
+			if strings.TrimSpace(o.Value) == "" {
+				set.unset = nil
+				continue
+			}
+			set.unset = append(set.unset, e.assignments(o, from, resolve, validUnset)...)
 		}
 	}
-	return files
 }
 
-// appendEnvFile adds an EnvironmentFile= value; an empty one resets the list.
-func appendEnvFile(files []envFileRef, value, from string) []envFileRef {
+// validUnset is systemd's test of an UnsetEnvironment= word: a name, or
+// an assignment (unset only with that value).
+func validUnset(w string) bool {
+	return systemdsyntax.ValidName(w) || systemdsyntax.ValidAssignment(w)
+}
+
+// assignments parses the words of an Environment=-like option as
+// systemd does, recording what it ignores: the rest of the line after
+// bad syntax, a word with an unknown specifier or that fails valid.
+func (e *ServiceEnv) assignments(o *unit.UnitOption, from string, resolve func(byte) (string, bool), valid func(string) bool) []string {
+	words, err := systemdsyntax.UnitWords(o.Value)
+	if err != nil {
+		e.ignore(from, o, o.Value, "invalid syntax ("+err.Error()+"): systemd ignores the line from there on")
+	}
+	var out []string
+	for _, w := range words {
+		expanded, err := systemdsyntax.ExpandSpecifiers(w, resolve)
+		switch {
+		case err != nil:
+			e.ignore(from, o, w, err.Error()+" (write a literal % as %%)")
+		case !valid(expanded):
+			e.ignore(from, o, w, "not a valid environment assignment (names are letters, digits and _)")
+		default:
+			out = append(out, expanded)
+		}
+	}
+	return out
+}
+
+// ignore records an assignment systemd ignores, its value masked as a
+// proxy setting is (a password in a URL).
+func (e *ServiceEnv) ignore(from string, o *unit.UnitOption, what, why string) {
+	if k, v, ok := strings.Cut(what, "="); ok {
+		what = ProxySetting{Name: k, Value: v}.String()
+	}
+	e.Ignored = append(e.Ignored, fmt.Sprintf("%s %s=%s: %s", from, o.Name, what, why))
+}
+
+// replaceVar sets kv in env, in place of an earlier value of its name.
+func replaceVar(env []string, kv string) []string {
+	prefix := strings.SplitN(kv, "=", 2)[0] + "="
+	for i, old := range env {
+		if strings.HasPrefix(old, prefix) {
+			env[i] = kv
+			return env
+		}
+	}
+	return append(env, kv)
+}
+
+// appendEnvFile adds an EnvironmentFile= value as systemd does: an empty
+// one resets the list; specifiers are expanded in the whole value (no
+// quotes are removed); a path that is not absolute, or has a ".."
+// component, is ignored.
+func (e *ServiceEnv) appendEnvFile(files []envFileRef, value, from string, resolve func(byte) (string, bool)) []envFileRef {
 	value = strings.TrimSpace(value)
 	if value == "" {
 		return nil
 	}
-	optional := strings.HasPrefix(value, "-")
-	return append(files, envFileRef{path: strings.TrimPrefix(value, "-"), from: from, optional: optional})
+	o := &unit.UnitOption{Name: "EnvironmentFile"}
+	expanded, err := systemdsyntax.ExpandSpecifiers(value, resolve)
+	if err != nil {
+		e.ignore(from, o, value, err.Error())
+		return files
+	}
+	p := strings.TrimPrefix(expanded, "-")
+	switch {
+	case !path.IsAbs(p):
+		e.ignore(from, o, value, "not an absolute path")
+		return files
+	case slices.Contains(strings.Split(p, "/"), ".."):
+		e.ignore(from, o, value, "a path with \"..\" (systemd takes only normalized paths)")
+		return files
+	}
+	return append(files, envFileRef{path: path.Clean(p), from: from, optional: p != expanded})
 }
 
-// assign applies an Environment=/DefaultEnvironment= value (quoted words
-// of KEY=VALUE).
-func (e *ServiceEnv) assign(value, source string) {
-	for _, w := range systemdsyntax.AssignmentWords(value) {
-		if k, v, ok := strings.Cut(w, "="); ok && k != "" {
-			e.Vars[k] = EnvVar{Value: v, Source: source}
-		}
+// unitResolver resolves the specifiers of a unit's name and fragment
+// (%n %N %p %P %i %I %j %J %f %y %Y); the host's (%H, %m, …) stay as
+// written.
+func unitResolver(unitName, fragment string) func(byte) (string, bool) {
+	name, _, _ := strings.Cut(unitName, ".")
+	prefix, instance, _ := strings.Cut(name, "@")
+	last := prefix[strings.LastIndex(prefix, "-")+1:]
+	file := "/" + prefix
+	if instance != "" {
+		file = "/" + instance
+	}
+	values := map[byte]string{'n': unitName, 'N': name, 'p': prefix, 'P': prefix, 'i': instance, 'I': instance,
+		'j': last, 'J': last, 'f': file, 'y': fragment, 'Y': path.Dir(fragment)}
+	return func(c byte) (string, bool) {
+		v, ok := values[c]
+		return v, ok
 	}
 }
 
@@ -139,25 +252,79 @@ func (e *ServiceEnv) managerDefaults(f Files) {
 			continue
 		}
 		for _, o := range opts {
-			if o.Section == "Manager" && o.Name == "DefaultEnvironment" {
-				e.assign(o.Value, p+" DefaultEnvironment=")
+			if o.Section != "Manager" || o.Name != "DefaultEnvironment" {
+				continue
+			}
+			for _, kv := range e.assignments(o, p, noSpecifiers, systemdsyntax.ValidAssignment) {
+				k, v, _ := strings.Cut(kv, "=")
+				e.Vars[k] = EnvVar{Value: v, Source: p + " DefaultEnvironment="}
 			}
 		}
 	}
 }
 
-// loadFile applies one EnvironmentFile=.
-func (e *ServiceEnv) loadFile(f Files, ef envFileRef) {
-	data, err := f.Read(ef.path)
-	if err != nil {
-		if !ef.optional || !errors.Is(err, fs.ErrNotExist) {
-			e.Problems = append(e.Problems, fmt.Sprintf("EnvironmentFile=%s (in %s): %v", ef.path, ef.from, err))
+// noSpecifiers resolves none: system.conf's DefaultEnvironment= keeps
+// "%" as written ("%%" excepted).
+func noSpecifiers(byte) (string, bool) { return "", false }
+
+// loadFiles applies one EnvironmentFile=: a path or a glob pattern
+// (systemd reads every match, in order); a missing file, or a pattern
+// matching none, stops the unit unless the setting starts with "-".
+func (e *ServiceEnv) loadFiles(f Files, ef envFileRef) {
+	paths, err := globFiles(f, ef.path)
+	for _, p := range paths {
+		var data []byte
+		if data, err = f.Read(p); err != nil {
+			break
 		}
-		return
+		for k, v := range systemdsyntax.ParseEnvironmentFile(data) {
+			e.Vars[k] = EnvVar{Value: v, Source: p + " (EnvironmentFile= in " + ef.from + ")"}
+		}
 	}
-	for k, v := range systemdsyntax.ParseEnvironmentFile(data) {
-		e.Vars[k] = EnvVar{Value: v, Source: ef.path + " (EnvironmentFile= in " + ef.from + ")"}
+	if err != nil && (!ef.optional || !errors.Is(err, fs.ErrNotExist)) {
+		e.Problems = append(e.Problems, fmt.Sprintf("EnvironmentFile=%s (in %s): %v", ef.path, ef.from, err))
 	}
+}
+
+// globFiles expands an EnvironmentFile= pattern (glob(3)'s * ? [...] in
+// any component) to the matching paths, sorted; a pattern matching nothing
+// is fs.ErrNotExist.
+func globFiles(f Files, pattern string) ([]string, error) {
+	if !strings.ContainsAny(pattern, "*?[") {
+		return []string{pattern}, nil
+	}
+	matches := []string{"/"}
+	for _, part := range strings.Split(strings.Trim(pattern, "/"), "/") {
+		var next []string
+		for _, dir := range matches {
+			next = append(next, globDir(f, dir, part)...)
+		}
+		matches = next
+	}
+	if len(matches) == 0 {
+		return nil, fmt.Errorf("no file matches %s: %w", pattern, fs.ErrNotExist)
+	}
+	return matches, nil
+}
+
+// globDir lists the entries of dir matching one path component (hidden
+// ones only for a pattern starting with ".").
+func globDir(f Files, dir, part string) []string {
+	if !strings.ContainsAny(part, "*?[") {
+		if p := path.Join(dir, part); f.Exists(p) {
+			return []string{p}
+		}
+		return nil
+	}
+	entries, _ := f.ReadDir(dir)
+	var out []string
+	for _, en := range entries {
+		if ok, _ := path.Match(part, en.Name()); ok && (!strings.HasPrefix(en.Name(), ".") || strings.HasPrefix(part, ".")) {
+			out = append(out, path.Join(dir, en.Name()))
+		}
+	}
+	slices.Sort(out) // glob(3) sorts; a directory's listing need not be
+	return out
 }
 
 // unitFiles returns the fragment of unitName (the first found on the
@@ -209,11 +376,37 @@ func readUnit(f Files, p string) ([]*unit.UnitOption, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts, err := unit.DeserializeOptions(bytes.NewReader(data))
+	opts, err := unit.DeserializeOptions(bytes.NewReader(joinContinuations(data)))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	return opts, nil
+}
+
+// joinContinuations joins a unit file's continued lines as systemd does
+// before go-systemd reads it (go-systemd keeps the backslash and the line
+// break in the value, and ends it at a comment line): the backslash at a
+// line's end becomes a blank and the next line follows, comment lines
+// ("#", ";") inside the continuation skipped.
+func joinContinuations(data []byte) []byte {
+	var out []byte
+	continued := false
+	for line := range bytes.Lines(data) {
+		line = bytes.TrimRight(line, "\r\n")
+		trimmed := bytes.TrimLeft(line, " \t")
+		if len(trimmed) > 0 && (trimmed[0] == '#' || trimmed[0] == ';') {
+			if !continued {
+				out = append(append(out, line...), '\n')
+			}
+			continue
+		}
+		if continued = bytes.HasSuffix(line, []byte("\\")); continued {
+			out = append(append(out, line[:len(line)-1]...), ' ')
+			continue
+		}
+		out = append(append(out, line...), '\n')
+	}
+	return out
 }
 
 // processEnvironment reads /proc/PID/environ (NUL-separated KEY=VALUE).

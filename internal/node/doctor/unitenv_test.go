@@ -1,9 +1,11 @@
 package doctor
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestUnitEnvironment builds kubelet.service's environment the way systemd
@@ -90,5 +92,93 @@ func TestStaleProxyOfARunningKubelet(t *testing.T) {
 				t.Errorf("evidence %q", ev)
 			}
 		})
+	}
+}
+
+// TestUnitEnvironmentSystemdRules: what systemd does with the usual ways
+// of writing a proxy into kubelet.service, each checked against the real
+// systemd by test/oracle's TestUnitEnvironmentReadsAsSystemd.
+func TestUnitEnvironmentSystemdRules(t *testing.T) {
+	const unit = "/usr/lib/systemd/system/kubelet.service"
+	const dropIn = "/etc/systemd/system/kubelet.service.d/http-proxy.conf"
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  map[string]string // variables checked ("" for unset)
+	}{
+		{name: "percent-encoded password: an unknown specifier drops the assignment",
+			files: map[string]string{dropIn: "[Service]\nEnvironment=\"HTTPS_PROXY=http://ops:p%40ss@proxy:3128\" \"HTTP_PROXY=http://ops:p%%40ss@proxy:3128\"\n"},
+			want:  map[string]string{"HTTPS_PROXY": "", "HTTP_PROXY": "http://ops:p%40ss@proxy:3128"}},
+		{name: "empty Environment= resets the unit's earlier ones",
+			files: map[string]string{unit: "[Service]\nEnvironment=HTTPS_PROXY=http://old:1 KEEP=no\n", dropIn: "[Service]\nEnvironment=\nEnvironment=NO_PROXY=.internal\n"},
+			want:  map[string]string{"HTTPS_PROXY": "", "KEEP": "", "NO_PROXY": ".internal"}},
+		{name: "continuation with a comment line inside",
+			files: map[string]string{dropIn: "[Service]\nEnvironment=\"HTTPS_PROXY=http://p:3128\" \\\n# the exemptions\n  \"NO_PROXY=a,b\"\n"},
+			want:  map[string]string{"HTTPS_PROXY": "http://p:3128", "NO_PROXY": "a,b"}},
+		{name: "a bad escape ignores the rest of the line",
+			files: map[string]string{dropIn: "[Service]\nEnvironment=HTTPS_PROXY=http://p:3128 CA=C:\\certs NO_PROXY=.internal\n"},
+			want:  map[string]string{"HTTPS_PROXY": "http://p:3128", "CA": "", "NO_PROXY": ""}},
+		{name: "escapes outside quotes",
+			files: map[string]string{dropIn: "[Service]\nEnvironment=NO_PROXY=a,\\x2einternal\n"},
+			want:  map[string]string{"NO_PROXY": "a,.internal"}},
+		{name: "UnsetEnvironment= applies after EnvironmentFile=",
+			files: map[string]string{dropIn: "[Service]\nUnsetEnvironment=http_proxy\nEnvironmentFile=/etc/environment\n", "/etc/environment": "http_proxy=http://p:3128\nHTTPS_PROXY=http://p:3128\n"},
+			want:  map[string]string{"http_proxy": "", "HTTPS_PROXY": "http://p:3128"}},
+		{name: "EnvironmentFile= glob reads every match in order",
+			files: map[string]string{dropIn: "[Service]\nEnvironmentFile=/etc/kubelet.d/*.env\n", "/etc/kubelet.d/10-proxy.env": "HTTPS_PROXY=http://a:1\nNO_PROXY=x\n", "/etc/kubelet.d/20-proxy.env": "HTTPS_PROXY=http://b:2\n"},
+			want:  map[string]string{"HTTPS_PROXY": "http://b:2", "NO_PROXY": "x"}},
+		{name: "invalid names are dropped, in environment files too",
+			files: map[string]string{dropIn: "[Service]\nEnvironment=no-proxy=x\nEnvironmentFile=/etc/environment\n", "/etc/environment": "https.proxy=y\n"},
+			want:  map[string]string{"no-proxy": "", "https.proxy": ""}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			if _, ok := tc.files[unit]; !ok {
+				tc.files[unit] = "[Service]\nExecStart=/usr/bin/kubelet\n"
+			}
+			for p, data := range tc.files {
+				write(t, root, p, data)
+			}
+			env := unitEnvironment(Files{Root: root}, "kubelet.service")
+			for k, want := range tc.want {
+				if got := env.Get(k); got != want {
+					t.Errorf("%s = %q, want %q (environment %q)", k, got, want, env.List())
+				}
+			}
+		})
+	}
+}
+
+// TestIgnoredAssignmentsNamed: what systemd ignores is listed with its
+// file and why, a password masked.
+func TestIgnoredAssignmentsNamed(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "/usr/lib/systemd/system/kubelet.service", "[Service]\nEnvironment=\"HTTPS_PROXY=http://ops:p%40ss@proxy:3128\"\nEnvironmentFile=etc/environment\n")
+	env := unitEnvironment(Files{Root: root}, "kubelet.service")
+	all := strings.Join(env.Ignored, "\n")
+	for _, want := range []string{"kubelet.service Environment=HTTPS_PROXY=http://ops:xxxxx@proxy:3128: unknown specifier %4", "%%", "EnvironmentFile=etc/environment: not an absolute path"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("ignored lacks %q:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "p%40ss") {
+		t.Errorf("the password shows:\n%s", all)
+	}
+}
+
+// TestIgnoredProxyShownInEvidence: a proxy systemd drops (a
+// percent-encoded password) is named in the API endpoint's evidence, not
+// silently taken as set.
+func TestIgnoredProxyShownInEvidence(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "/var/lib/kubelet/kubeconfig", "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://api.cluster.test\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user: {}\n")
+	write(t, root, "/etc/systemd/system/kubelet.service.d/http-proxy.conf", "[Service]\nEnvironment=\"HTTPS_PROXY=http://ops:p%40ss@proxy:3128\"\n")
+	k := KubeletFacts{Kubeconfig: "/var/lib/kubelet/kubeconfig", UnitEnv: unitEnvironment(Files{Root: root}, "kubelet.service")}
+	c := kubeletConnection(Files{Root: root}, k)
+	r := endpointVerdict(EndpointEvidence{Conn: c, Host: "api.cluster.test", ProxyErr: errors.New("stop here")}, time.Now())
+	ev := strings.Join(r.Evidence, "\n")
+	if len(c.ProxyVars) != 0 || !strings.Contains(ev, "systemd ignores or fails on /etc/systemd/system/kubelet.service.d/http-proxy.conf Environment=HTTPS_PROXY=http://ops:xxxxx@proxy:3128: unknown specifier %4") {
+		t.Errorf("proxy vars %v; evidence:\n%s", c.ProxyVars, ev)
 	}
 }
