@@ -203,10 +203,16 @@ func cunescapeOne(s string, cur *strings.Builder) (int, error) {
 
 // escapeNumber parses the n digits of s from offset in base.
 func escapeNumber(s string, offset, n, base int) (uint64, error) {
-	if len(s) < offset+n || strings.ContainsAny(s[offset:offset+n], "+-_xXoObB") {
+	if len(s) < offset+n {
 		return 0, strconv.ErrSyntax
 	}
-	return strconv.ParseUint(s[offset:offset+n], base, 32)
+	digits := s[offset : offset+n]
+	for i := 0; i < len(digits); i++ {
+		if d := strings.IndexByte("0123456789abcdef", digits[i]|0x20); d < 0 || d >= base || digits[i] < '0' {
+			return 0, strconv.ErrSyntax
+		}
+	}
+	return strconv.ParseUint(digits, base, 32)
 }
 
 // unitSpecifiers are the letters systemd (252) expands in Environment=

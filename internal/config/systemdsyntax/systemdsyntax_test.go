@@ -75,6 +75,7 @@ func TestUnitWords(t *testing.T) {
 		{name: "NUL refused", value: `Q10=\x00 Q11=ok`, err: ErrInvalidEscape},
 		{name: "unterminated quote", value: `Q5="unterminated`, err: ErrUnterminatedQuote},
 		{name: "trailing backslash", value: `A=1 B=\`, want: []string{"A=1"}, err: ErrDanglingBackslash},
+		{name: "hex digits b, B and o-less octal", value: `S=\x3b\x2B\073`, want: []string{"S=;+;"}},
 		{name: "percent untouched here", value: `E=p%40ss C=%%x`, want: []string{"E=p%40ss", "C=%%x"}},
 	}
 	for _, tc := range cases {
