@@ -260,8 +260,9 @@ func corpus(t testing.TB) []planted {
 	}
 }
 
-// leaksOf returns what must not survive of a planted secret s: s itself
-// and every window of 12 characters of it, and the encodings it was
+// leaksOf returns what must not survive of a planted secret s: every
+// window of 12 characters of s and of its base64 forms (at each of the
+// three alignments, standard and URL alphabet), whatever encoding it was
 // planted in.
 func leaksOf(s string) []string {
 	var out []string
@@ -272,11 +273,30 @@ func leaksOf(s string) []string {
 		if strings.HasPrefix(line, "-----") {
 			continue
 		}
-		for i := 0; i+12 <= len(line); i += 4 {
-			out = append(out, line[i:i+12])
+		for _, form := range append([]string{line}, base64Forms(line)...) {
+			for i := 0; i+12 <= len(form); i += 4 {
+				out = append(out, form[i:i+12])
+			}
 		}
 		if len(line) < 12 && len(line) >= 6 {
 			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// base64Forms returns what base64 (standard and URL alphabet) shows of s
+// wherever s starts in the encoded bytes: the characters that depend on s
+// alone, for each of the three alignments.
+func base64Forms(s string) []string {
+	var out []string
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+		for k := range 3 {
+			full := enc.EncodeToString([]byte(strings.Repeat("\x00", k) + s))
+			start, end := (8*k+5)/6, 8*(k+len(s))/6
+			if end-start >= 12 {
+				out = append(out, full[start:end])
+			}
 		}
 	}
 	return out
