@@ -75,6 +75,14 @@ func eksTokenOf(rng *mathrand.Rand) string {
 	return "k8s-aws-v1." + base64.RawURLEncoding.EncodeToString([]byte("https://sts.us-west-2.amazonaws.com/?Action=GetCallerIdentity&X-Amz-Signature="+word(rng, 64, "")))
 }
 
+// ecrTokenOf is an ECR authorization token as `aws ecr
+// get-login-password` prints it: the base64 of a JSON document holding
+// the encrypted payload and data key.
+func ecrTokenOf(rng *mathrand.Rand) string {
+	doc := `{"payload":"` + word(rng, 600, "+/") + `","datakey":"` + word(rng, 200, "+/") + `","version":"2","type":"DATA_KEY","expiration":1795903956}`
+	return base64.StdEncoding.EncodeToString([]byte(doc))
+}
+
 func gz(s string) []byte {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
@@ -183,6 +191,30 @@ func corpus(t testing.TB) []planted {
 		p("xml (STS answer in an SDK debug log)", func(s string) string {
 			return "<Credentials><AccessKeyId>ASIAEXAMPLE</AccessKeyId><SecretAccessKey>" + s + "</SecretAccessKey></Credentials>\n"
 		}),
+		// Found with the real producers (aws CLI, curl, Go's fmt, bash -x).
+		p("aws --output table (sts assume-role)", func(s string) string {
+			return "||  AccessKeyId    |  ASIAEXAMPLE                                    ||\n||  SecretAccessKey|  " + s + "                                    ||\n"
+		}),
+		p("curl --trace-ascii Basic credentials", func(s string) string {
+			return "=> Send header, 113 bytes (0x71)\n0000: GET /d HTTP/1.1\n0028: Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("robot:"+s)) + "\n"
+		}),
+		p("curl --trace-ascii Set-Cookie", func(s string) string { return "0000: Set-Cookie: session=" + s + "; Path=/; HttpOnly\n" }),
+		p("journal-prefixed header from klog", func(s string) string {
+			return "2026-11-28T21:00:01.000000+0000 ip-10-0-0-1 kubelet[900]:         Cookie: session=" + s + "\n"
+		}),
+		p("go http.Header printed with %v (cookie)", func(s string) string { return "headers: map[Accept:[*/*] Cookie:[session=" + s + "]]\n" }),
+		p("go http.Header printed with %v (token)", func(s string) string { return "headers: map[X-Auth-Token:[" + s + "] Accept:[*/*]]\n" }),
+		p("set -x curl -u", func(s string) string { return "+ curl -sSf -u robot:" + s + " https://r.example.com/v2/\n" }),
+		p("set -x curl --proxy-user", func(s string) string { return "+ curl --proxy-user ops:" + s + " http://x\n" }),
+		p("set -x ctr pull --user", func(s string) string { return "+ ctr -n k8s.io images pull --user AWS:" + s + " r/x:1\n" }),
+		p("set -x crictl pull --creds", func(s string) string { return "+ crictl pull --creds robot:" + s + " r/x:1\n" }),
+		ps("ecr login password (set -x)", ecrTokenOf, func(s string) string { return "+ P=" + s + "\n" }),
+		ps("ecr login password in a registry login", ecrTokenOf, func(s string) string {
+			return "+ ctr images pull --user AWS:" + s + " 1.dkr.ecr.us-west-2.amazonaws.com/pause:3.9\n"
+		}),
+		p("url percent-encoded twice", func(s string) string {
+			return "next=" + url.QueryEscape(url.QueryEscape("https://b.s3.amazonaws.com/k?X-Amz-Security-Token="+s+"&X-Amz-Date=1")) + "\n"
+		}),
 		// URLs.
 		p("url credentials", func(s string) string { return "HTTPS_PROXY=http://user:" + s + "@proxy.internal:3128\n" }),
 		p("url token as user", func(s string) string { return "git clone https://" + s + "@github.com/org/repo\n" }),
@@ -239,6 +271,10 @@ func corpus(t testing.TB) []planted {
 			return "User name,Access key ID,Secret access key\nalice,AKIAIOSFODNN7EXAMPLE," + s + "\n"
 		}),
 		ps("key pair in a log line", secretKeyOf, func(s string) string { return "creds AKIAIOSFODNN7EXAMPLE " + s + " loaded\n" }),
+		ps("key triple in text output (aws sts assume-role --output text)", func(rng *mathrand.Rand) string { return "AQoE" + word(rng, 300, "/+") + "==" },
+			func(s string) string {
+				return "CREDENTIALS\tASIA3KDFYSPSC5LKR4AQ\t2026-11-28T23:00:00Z\tx9vJupc94tnwlavyfErGPm+pGXafq0fjzLczbttO\t" + s + "\n"
+			}),
 		ps("session token bare", sessionTokenOf, func(s string) string { return "sts answered " + s + "\n" }),
 		ps("session token in ini", sessionTokenOf, func(s string) string { return "[default]\naws_session_token = " + s + "\n" }),
 		// Private keys.

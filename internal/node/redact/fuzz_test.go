@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -12,7 +13,8 @@ import (
 // of its own between fuzzed text; every one must come out masked. They
 // cover every family of the corpus (corpus_test.go): YAML, JSON (escaped
 // too), TOML, environment, flags, headers, shell traces, URLs with and
-// without a scheme, {name, value} pairs, XML, encoded forms, PEM.
+// without a scheme (percent-encoded twice too), {name, value} pairs, XML,
+// tables, Go's printed maps, encoded forms, PEM.
 var plantings = []func(s string) string{
 	sprintf("token: %s"),
 	sprintf("  bootstrap-token = \"%s\""),
@@ -36,6 +38,15 @@ var plantings = []func(s string) string{
 	sprintf("      - name: AWS_SECRET_ACCESS_KEY\n        value: %s"),
 	sprintf("<SessionToken>%s</SessionToken>"),
 	sprintf("machine h login u password %s"),
+	sprintf("||  SecretAccessKey|  %s   ||"),
+	sprintf("0000: Set-Cookie: session=%s; Path=/; HttpOnly"),
+	sprintf("2026-11-28T21:00:01.000000+0000 ip-10-0-0-1 kubelet[900]:         Cookie: session=%s"),
+	sprintf("headers: map[Accept:[*/*] X-Auth-Token:[%s]]"),
+	sprintf("+ curl -sSf -u robot:%s https://r.example.com/v2/"),
+	sprintf("+ crictl pull --creds robot:%s r/x:1"),
+	func(s string) string {
+		return "next=" + url.QueryEscape(url.QueryEscape("https://h/k?X-Amz-Security-Token="+s+"&X-Amz-Date=1"))
+	},
 	func(s string) string { return "data " + base64.StdEncoding.EncodeToString([]byte("password: "+s)) },
 	func(s string) string { return "ud " + base64.StdEncoding.EncodeToString(gz("token: "+s+"\n")) },
 }
@@ -54,6 +65,20 @@ func FuzzBytes(f *testing.F) {
 	}
 	f.Add([]byte("-----BEGIN RSA PRIVATE KEY-----\nabc"), []byte("abcdef.0123456789abcdef"), uint8(3))
 	f.Add([]byte(`{"identity": {"a": "`), []byte("x"), uint8(6))
+	// Text from the real producers (aws --output table and --debug, curl
+	// --trace-ascii, Go's %v of an http.Header, bash -x), with the secret
+	// planted in the contexts found leaking there.
+	for i, text := range []string{
+		"||  Expiration     |  2026-11-28T23:00:00Z                    ||",
+		"<= Recv header, 52 bytes (0x34)\n0000: Set-Cookie: session=a; Path=/",
+		"2026-11-28T21:00:01.000000+0000 ip-10-0-0-1 kubelet[900]:  >",
+		"request: &{Method:GET Header:map[Authorization:[Bearer x]] Body:{}}",
+		"++ cat /tmp/p\n+ curl -sSf -u",
+		"+ crictl pull --creds",
+		"redirect=https%3A%2F%2Fb.s3.amazonaws.com%2Fk%3FX-Amz-Credential%3DAKIA",
+	} {
+		f.Add([]byte(text), []byte("Rg-P4ss_w0rdAdTdlz"), uint8(len(plantings)-7+i))
+	}
 	f.Fuzz(func(t *testing.T, text, secret []byte, where uint8) {
 		out, findings := Bytes(text)
 		if a, b := bytes.Count(text, []byte{'\n'}), bytes.Count(out, []byte{'\n'}); a != b {

@@ -14,6 +14,9 @@ var (
 		"password", "passwd", "passphrase", "secret", "token", "credential", "credentials",
 		"apikey", "accesskey", "accesskeyid", "secretkey", "privatekey", "keydata",
 		"auth", "authorization", "cookie", "signature",
+		// The encrypted data key inside an ECR authorization token (the
+		// base64 JSON that `aws ecr get-login-password` prints).
+		"datakey",
 	}
 	// secretWords anywhere in a name mark a secret.
 	secretWords = []string{"password", "secret"}

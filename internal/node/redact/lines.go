@@ -122,7 +122,8 @@ func (s *stream) yamlLine(line []byte, n int) ([]byte, bool) {
 // assignments (environment, TOML, query strings, --flag=value), headers
 // and flow mappings (key: value anywhere), --flag value,
 // `aws configure set key value`, XML elements (<SecretAccessKey>, in SDK
-// debug logs of STS answers) and .netrc lines.
+// debug logs of STS answers), .netrc lines and table rows (`aws --output
+// table`); and the password of "-u user:password" flags.
 func (r *redactor) pairs(line []byte, n int) []byte {
 	if bytes.IndexByte(line, '"') >= 0 && bytes.IndexByte(line, ':') >= 0 {
 		line = r.maskPairs(line, n, jsonPairs(line))
@@ -145,16 +146,27 @@ func (r *redactor) pairs(line []byte, n int) []byte {
 	if isNetrc(line) {
 		line = r.maskPairs(line, n, netrcPairs(line))
 	}
+	if isTableRow(line) {
+		line = r.maskPairs(line, n, tableCells(line))
+	}
+	if hasUserPasswordFlag(line) {
+		line = r.maskPairsIf(line, n, userPasswordFlags(line), func([]byte) bool { return true })
+	}
 	return line
 }
 
 // maskPairs masks the value of every span whose key names a secret.
 func (r *redactor) maskPairs(line []byte, n int, spans []span) []byte {
+	return r.maskPairsIf(line, n, spans, sensitiveKey)
+}
+
+// maskPairsIf masks the value of every span whose key secretKey accepts.
+func (r *redactor) maskPairsIf(line []byte, n int, spans []span, secretKey func([]byte) bool) []byte {
 	var out []byte
 	done := 0
 	for _, sp := range spans {
 		key, value := line[sp.ks:sp.ke], line[sp.vs:sp.ve]
-		if sp.vs < done || !sensitiveKey(key) || notSecretValue(value) {
+		if sp.vs < done || !secretKey(key) || notSecretValue(value) {
 			continue
 		}
 		field := string(bytes.TrimLeft(unquote(key), "-"))

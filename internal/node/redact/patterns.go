@@ -63,6 +63,7 @@ func (r *redactor) maskTokens(line []byte, n int) []byte {
 	if keys := awsAccessKeyIDs(line); len(keys) > 0 {
 		line = r.maskSpans(line, keys, RuleAWSAccessKeyID, n)
 		line = r.maskSpans(line, awsSecretKeys(line), RuleAWSSecretKey, n)
+		line = r.maskSpans(line, longKeyRuns(line), RuleAWSSessionToken, n)
 	}
 	return line
 }

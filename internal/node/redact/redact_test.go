@@ -384,3 +384,23 @@ func BenchmarkCopyLog(b *testing.B) {
 		}
 	}
 }
+
+// TestOrdinaryTablesFlagsAndMapsStay checks that the rules for tables,
+// "-u user:password" flags and Go's printed maps leave ordinary lines of
+// those shapes alone.
+func TestOrdinaryTablesFlagsAndMapsStay(t *testing.T) {
+	for _, line := range []string{
+		"+ docker run -u 1000:1000 --rm busybox id",
+		"+ ctr run -u 0:0 docker.io/library/busybox:latest t1",
+		"||  Expiration     |  2026-11-28T23:00:00Z                    ||",
+		"|  Arn  |  arn:aws:sts::123456789012:assumed-role/r/s  |",
+		"headers: map[Accept:[application/json] Content-Type:[text/plain; charset=utf-8]]",
+		"+ curl -sSf -u robot https://r.example.com/v2/",
+		"Authorization: REDACTED",
+		"x-amz-id-2: Oc2yqFJvA5Qq8bbQ8HexPSnmx0zQ6nkx2l1nL0RrK3q4ZMRLc1g2P8bZ6Ue5lLPSzlsnW5Kf0xY=",
+	} {
+		if out, findings := Bytes([]byte(line + "\n")); string(out) != line+"\n" || len(findings) > 0 {
+			t.Errorf("%q -> %q (%+v)", line, out, findings)
+		}
+	}
+}

@@ -343,10 +343,24 @@ func colonPair(line []byte, i int) (span, bool) {
 	for vs < len(line) && isSpaceByte(line[vs]) {
 		vs++
 	}
-	if vs >= len(line) || line[vs] == '{' || line[vs] == '[' || bytes.HasPrefix(line[vs:], []byte("//")) {
+	if vs < len(line) && line[vs] == '[' {
+		return goSliceValue(line, ks, ke, vs)
+	}
+	if vs >= len(line) || line[vs] == '{' || bytes.HasPrefix(line[vs:], []byte("//")) {
 		return span{}, false // not a scalar, or a URL
 	}
 	return span{ks, ke, vs, colonValueEnd(line, ks, vs)}, true
+}
+
+// goSliceValue reads a value written as Go's fmt writes a slice,
+// "[v1 v2]" (an http.Header printed with %v: "map[Cookie:[session=x]]"),
+// or a flat YAML flow sequence: the value is what the brackets hold.
+func goSliceValue(line []byte, ks, ke, vs int) (span, bool) {
+	end := bytes.IndexAny(line[vs+1:], "[]{")
+	if end < 0 || line[vs+1+end] != ']' {
+		return span{}, false // nested, or not closed on this line
+	}
+	return span{ks, ke, vs + 1, vs + 1 + end}, true
 }
 
 // colonValueEnd returns where the value at vs of the key at ks ends: at
@@ -366,9 +380,35 @@ func colonValueEnd(line []byte, ks, vs int) int {
 	case startsLine(line, ks):
 		return len(bytes.TrimRight(line, " \t"))
 	}
+	ve := authSchemeEnd(line, vs)
+	for ve < len(line) && line[ve] == '=' { // base64 padding, or a cookie's name=value
+		ve = max(valueEnd(line, ve+1), ve+1)
+	}
+	return ve
+}
+
+// authSchemes start the credentials of an HTTP Authorization header
+// (RFC 9110 section 11): the credential is the word after the scheme.
+var authSchemes = []string{"basic", "bearer", "digest", "negotiate", "ntlm"}
+
+// authSchemeEnd returns the end of the value at vs; a value that starts
+// with an authentication scheme ends after the credential that follows it
+// ("Authorization: Basic dXNlcjpwYXNz" inside a trace or a log line).
+func authSchemeEnd(line []byte, vs int) int {
 	ve := valueEnd(line, vs)
-	for ve < len(line) && line[ve] == '=' { // base64 padding
-		ve++
+	if ve >= len(line) || !isSpaceByte(line[ve]) {
+		return ve
+	}
+	word := string(bytes.ToLower(line[vs:ve]))
+	if !slices.Contains(authSchemes, word) {
+		return ve
+	}
+	cs := ve
+	for cs < len(line) && isSpaceByte(line[cs]) {
+		cs++
+	}
+	if ce := valueEnd(line, cs); ce > cs {
+		return ce
 	}
 	return ve
 }
@@ -534,6 +574,31 @@ func awsSecretKeys(line []byte) [][2]int {
 	return out
 }
 
+// minSessionToken is the shortest run taken for a session token on the
+// line of its access key ID (STS tokens are hundreds of characters).
+const minSessionToken = 100
+
+// longKeyRuns finds base64 runs of minSessionToken characters or more on a
+// line that holds an access key ID: the session token of a key triple
+// (`aws sts assume-role --output text`), whatever its prefix.
+func longKeyRuns(line []byte) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(line); i++ {
+		if i > 0 && isSecretKeyChar(line[i-1]) {
+			continue
+		}
+		j := i
+		for j < len(line) && (isSecretKeyChar(line[j]) || line[j] == '=') {
+			j++
+		}
+		if j-i >= minSessionToken && mixedCase(line[i:j]) && !isHex(line[i:j]) {
+			out = append(out, [2]int{i, j})
+		}
+		i = j
+	}
+	return out
+}
+
 func isSecretKeyChar(c byte) bool { return isAlnum(c) || c == '/' || c == '+' }
 
 // mixedCase reports whether b has lower- and upper-case letters, as a
@@ -634,4 +699,119 @@ func wordSpans(line []byte) [][2]int {
 		i = j
 	}
 	return out
+}
+
+// isTableRow reports whether a line is a row of a text table drawn with
+// '|' (`aws --output table`, Markdown): it starts with one.
+func isTableRow(line []byte) bool {
+	t := bytes.TrimLeft(line, " \t")
+	return len(t) > 0 && t[0] == '|' && bytes.Count(t, []byte{'|'}) >= 3
+}
+
+// tableCells pairs each cell of a table row with the cell after it, as a
+// key and its value ("||  SecretAccessKey|  wJalr...  ||").
+func tableCells(line []byte) []span {
+	var cells [][2]int
+	for i := 0; i < len(line); {
+		j := bytes.IndexByte(line[i:], '|')
+		if j < 0 {
+			j = len(line) - i
+		}
+		s, e := i, i+j
+		for s < e && isSpaceByte(line[s]) {
+			s++
+		}
+		for e > s && isSpaceByte(line[e-1]) {
+			e--
+		}
+		if e > s {
+			cells = append(cells, [2]int{s, e})
+		}
+		i += j + 1
+	}
+	var out []span
+	for k := 0; k+1 < len(cells); k++ {
+		out = append(out, span{cells[k][0], cells[k][1], cells[k+1][0], cells[k+1][1]})
+	}
+	return out
+}
+
+// userPasswordFlags are the flags of command lines that take
+// "user:password" (curl, ctr, crictl, skopeo), seen in `set -x` traces.
+var userPasswordFlagNames = []string{"-u", "--user", "-U", "--proxy-user", "--creds", "--src-creds", "--dest-creds"}
+
+// hasUserPasswordFlag reports whether a line may hold one of
+// userPasswordFlagNames with a "user:password" value (the cheap test run
+// on every line).
+func hasUserPasswordFlag(line []byte) bool {
+	if bytes.IndexByte(line, ':') < 0 {
+		return false
+	}
+	for _, f := range userPasswordFlagNames {
+		if i := bytes.Index(line, []byte(f)); i >= 0 && (i == 0 || isSpaceByte(line[i-1])) {
+			return true
+		}
+	}
+	return false
+}
+
+// userPasswordFlags finds "-u user:password" and "--user=user:password":
+// the value is the password, after the first colon.
+func userPasswordFlags(line []byte) []span {
+	var out []span
+	for _, w := range wordSpans(line) {
+		flag, _, attached := bytes.Cut(line[w[0]:w[1]], []byte{'='})
+		if !slices.Contains(userPasswordFlagNames, string(flag)) {
+			continue
+		}
+		vs := w[0] + len(flag) + 1
+		if !attached {
+			vs = w[1]
+			for vs < len(line) && isSpaceByte(line[vs]) {
+				vs++
+			}
+		}
+		if ps, pe, ok := passwordOf(line, vs); ok && !isUIDGID(line[vs:pe]) {
+			out = append(out, span{w[0], w[0] + len(flag), ps, pe})
+		}
+	}
+	return out
+}
+
+// passwordOf returns the password of the "user:password" word (quoted or
+// not) at vs.
+func passwordOf(line []byte, vs int) (ps, pe int, ok bool) {
+	if vs >= len(line) {
+		return 0, 0, false
+	}
+	ve, quoted := valueEnd(line, vs), line[vs] == '"' || line[vs] == '\''
+	if quoted {
+		ve-- // the closing quote
+	} else {
+		for ve < len(line) && !isSpaceByte(line[ve]) {
+			ve++
+		}
+	}
+	colon := bytes.IndexByte(line[vs:max(ve, vs)], ':')
+	if colon < 0 {
+		return 0, 0, false
+	}
+	ps = vs + colon + 1
+	return ps, ve, ve > ps
+}
+
+// isUIDGID reports whether a "-u" value is a user and group ID ("docker
+// run -u 1000:1000"), not credentials.
+func isUIDGID(v []byte) bool {
+	uid, gid, _ := bytes.Cut(v, []byte{':'})
+	return isDigits(uid) && isDigits(gid)
+}
+
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
 }

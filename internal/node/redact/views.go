@@ -7,14 +7,15 @@ import (
 	"unicode/utf8"
 )
 
-// maxViewLevels is how many levels of JSON string escaping are undone
-// ("{\"password\":\"x\"}" inside a JSON string inside another).
+// maxViewLevels is how many levels of JSON string escaping, and of
+// percent-encoding, are undone ("{\"password\":\"x\"}" inside a JSON
+// string inside another; a presigned URL in the query of another URL).
 const maxViewLevels = 2
 
 // views finds secrets hidden by escaping: a line is unescaped as a JSON
-// string (\" \/ \\ \n \uXXXX; up to two levels) and percent-decoded, each
-// view is redacted on its own, and every value masked in a view is masked
-// in the line, raw or escaped the same way.
+// string (\" \/ \\ \n \uXXXX) and percent-decoded, each up to two
+// levels; each view is redacted on its own, and every value masked in a
+// view is masked in the line, raw or escaped the same way.
 func (s *stream) views(line []byte, n int) []byte {
 	if !s.hasViews(line) {
 		return line
@@ -53,8 +54,10 @@ func viewValues(line []byte, depth int) []maskedValue {
 		view = jsonUnescape(view)
 		out = append(out, scanView(view, depth)...)
 	}
-	if hasPercentEscape(line) {
-		out = append(out, scanView(percentDecode(line), depth)...)
+	view = line
+	for level := 0; level < maxViewLevels && hasPercentEscape(view); level++ {
+		view = percentDecode(view)
+		out = append(out, scanView(view, depth)...)
 	}
 	return out
 }
@@ -78,13 +81,15 @@ func scanView(view []byte, depth int) []maskedValue {
 }
 
 // maskForms masks every occurrence of v in line: raw, JSON-escaped once
-// and twice, and percent-encoded.
+// and twice, and percent-encoded once and twice.
 func maskForms(line, v []byte) []byte {
 	if len(v) < 3 || isMask(v) {
 		return line
 	}
 	once := jsonEscape(v)
-	forms := [][]byte{v, once, jsonEscape(once), []byte(url.QueryEscape(string(v))), []byte(url.PathEscape(string(v)))}
+	query, path := url.QueryEscape(string(v)), url.PathEscape(string(v))
+	forms := [][]byte{v, once, jsonEscape(once), []byte(query), []byte(path),
+		[]byte(url.QueryEscape(query)), []byte(url.PathEscape(path))}
 	for _, f := range forms {
 		line = bytes.ReplaceAll(line, f, []byte(Mask))
 	}
