@@ -135,10 +135,13 @@ func pemLabel(b []byte) ([]byte, bool) {
 }
 
 // pemBodyLine reports whether a trimmed line can be part of a PEM body:
-// base64, an RFC 1421 header ("Proc-Type: 4,ENCRYPTED"), or a log line
-// whose last word is base64 (a journal's prefix before each line).
+// base64, an RFC 1421 header of an encrypted key ("Proc-Type: 4,ENCRYPTED",
+// "DEK-Info: …"), or a log line whose last word is base64 (a journal's
+// prefix before each line). Any other line with a colon is not one: every
+// log line has one (its timestamp), and taking them for a key body masked
+// the first 512 lines of every log tail.
 func pemBodyLine(line []byte) bool {
-	if bytes.IndexByte(line, ':') > 0 || allBase64(line) {
+	if allBase64(line) || bytes.Contains(line, []byte("Proc-Type:")) || bytes.Contains(line, []byte("DEK-Info:")) {
 		return true
 	}
 	last := line[bytes.LastIndexAny(line, " \t")+1:]

@@ -385,6 +385,38 @@ func BenchmarkCopyLog(b *testing.B) {
 	}
 }
 
+// TestCopyTailMasksTheCutLine feeds CopyTail the last bytes of a log, cut
+// at any byte as the bundle's spool cuts a journal: the first line is a
+// fragment whose key may be gone, and must not survive.
+func TestCopyTailMasksTheCutLine(t *testing.T) {
+	const secret = "7ihGyiRUIQfHOJMaidDn87XG3_q_xbMtEPO6UkzY"
+	after := "I1128 21:00:01.000000     900 kubelet.go:1] \"Pod sync\" pod=\"kube-system/coredns-1\"\n"
+	for _, tc := range []struct{ name, first string }{
+		{"flag cut before its name (--token=)", "ken=" + secret + " --v=2\n"},
+		{"yaml key cut", "ord: " + secret + "\n"},
+		{"json member cut", `en":"` + secret + `"}` + "\n"},
+		{"header cut", "rization: Bearer " + secret + "\n"},
+		{"cut at a line start", "I1128 21:00:00.000000 900 kubelet.go:1] token=" + secret + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			sum, err := CopyTail(&out, strings.NewReader(tc.first+after))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(out.String(), secret[:12]) {
+				t.Errorf("the cut line's secret survived:\n%s", out.String())
+			}
+			if want := Mask + "\n" + after; out.String() != want {
+				t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+			}
+			if len(sum.Findings) == 0 || sum.Findings[0] != (Finding{Rule: RuleCutLine, Line: 1}) {
+				t.Errorf("findings %+v, want the cut line first", sum.Findings)
+			}
+		})
+	}
+}
+
 // TestOrdinaryTablesFlagsAndMapsStay checks that the rules for tables,
 // "-u user:password" flags and Go's printed maps leave ordinary lines of
 // those shapes alone.
@@ -402,5 +434,46 @@ func TestOrdinaryTablesFlagsAndMapsStay(t *testing.T) {
 		if out, findings := Bytes([]byte(line + "\n")); string(out) != line+"\n" || len(findings) > 0 {
 			t.Errorf("%q -> %q (%+v)", line, out, findings)
 		}
+	}
+}
+
+// TestCopyTailKeepsTheLog checks what CopyTail masks after the cut line:
+// the rest of a private key whose BEGIN line was cut off, and nothing of
+// the ordinary log lines that follow (each has a colon, as every
+// timestamp does: they once counted as key lines, and the first 512 lines
+// of every cut journal were masked).
+func TestCopyTailKeepsTheLog(t *testing.T) {
+	body := keyBody(t)
+	prefix := "2026-11-28T21:00:00.123456+0000 ip-10-0-0-1 cloud-init[812]: "
+	var klog strings.Builder
+	for i := range 600 {
+		fmt.Fprintf(&klog, "%sI1128 21:00:%02d.000000 900 kubelet.go:%d] \"Pod sync\" pod=\"kube-system/coredns-1\"\n", prefix, i%60, i)
+	}
+	for _, tc := range []struct {
+		name, input string
+		masked      int // lines masked from the start
+	}{
+		{"klog lines", "cut line\n" + klog.String(), 1},
+		{"key cut after its BEGIN line", strings.Join(body[1:], "\n") + "\n-----END RSA PRIVATE KEY-----\n" + klog.String(), len(body) - 1},
+		{"key cut, journal-prefixed", prefix + strings.Join(body[1:], "\n"+prefix) + "\n" + prefix + "-----END RSA PRIVATE KEY-----\n" + klog.String(), len(body)}, // the END line's prefix too
+		{"key cut, its END never logged", strings.Join(body[1:], "\n") + "\n" + klog.String(), len(body) - 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if _, err := CopyTail(&out, strings.NewReader(tc.input)); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range body {
+				if strings.Contains(out.String(), s) {
+					t.Errorf("key line %q survived", s)
+				}
+			}
+			in, got := strings.Split(tc.input, "\n"), strings.Split(out.String(), "\n")
+			for i := range in {
+				if masked := got[i] != in[i]; masked != (i < tc.masked) {
+					t.Errorf("line %d %q -> %q", i+1, in[i], got[i])
+				}
+			}
+		})
 	}
 }

@@ -26,7 +26,9 @@ type stream struct {
 	named   namedValue
 	// noViews is set on the stream that redacts a view (no views of views).
 	noViews bool
-	block   heldBlock
+	// cutFirst masks the first line whole: the input was cut before it.
+	cutFirst bool
+	block    heldBlock
 }
 
 // heldBlock is a run of lines that may form one base64 block.
@@ -95,9 +97,9 @@ func (s *stream) route(raw []byte, n int) {
 		}
 		// Masked whole, and then a line like any other (inside an open key
 		// block, it stays part of it).
-		s.add(RuleUnscannable, n, "")
-		body = []byte(Mask)
-		raw = append(append([]byte{}, body...), eol...)
+		raw, body = s.maskedWhole(RuleUnscannable, n, eol)
+	} else if n == 1 && s.cutFirst && len(bytes.TrimSpace(body)) > 0 {
+		raw, body = s.maskedWhole(RuleCutLine, n, eol)
 	}
 	switch {
 	case s.pem.active:
@@ -108,6 +110,14 @@ func (s *stream) route(raw []byte, n int) {
 		s.flushBlock()
 		s.process(body, eol, n)
 	}
+}
+
+// maskedWhole records line n as masked whole under rule and returns the
+// line that replaces it.
+func (s *stream) maskedWhole(rule Rule, n int, eol []byte) (raw, body []byte) {
+	s.add(rule, n, "")
+	body = []byte(Mask)
+	return append(append([]byte{}, body...), eol...), body
 }
 
 // unscannable says why a line cannot be scanned, or "".
