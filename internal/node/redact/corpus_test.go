@@ -75,6 +75,18 @@ func eksTokenOf(rng *mathrand.Rand) string {
 	return "k8s-aws-v1." + base64.RawURLEncoding.EncodeToString([]byte("https://sts.us-west-2.amazonaws.com/?Action=GetCallerIdentity&X-Amz-Signature="+word(rng, 64, "")))
 }
 
+// curlTraceASCII writes data as `curl --trace-ascii` does: 64 characters
+// a line, each line after its offset.
+func curlTraceASCII(offset int, data string) string {
+	var b strings.Builder
+	for len(data) > 0 {
+		n := min(len(data), 64)
+		fmt.Fprintf(&b, "%04x: %s\n", offset, data[:n])
+		offset, data = offset+n, data[n:]
+	}
+	return b.String()
+}
+
 // ecrTokenOf is an ECR authorization token as `aws ecr
 // get-login-password` prints it: the base64 of a JSON document holding
 // the encrypted payload and data key.
@@ -197,6 +209,12 @@ func corpus(t testing.TB) []planted {
 		}),
 		p("curl --trace-ascii Basic credentials", func(s string) string {
 			return "=> Send header, 113 bytes (0x71)\n0000: GET /d HTTP/1.1\n0028: Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("robot:"+s)) + "\n"
+		}),
+		ps("curl --trace-ascii header cut across lines", func(rng *mathrand.Rand) string { return word(rng, 300, "/+") }, func(s string) string {
+			return "=> Send header, 412 bytes (0x19c)\n0000: GET /g HTTP/1.1\n" + curlTraceASCII(0x4e, "X-Amz-Security-Token: "+s) + "0176: Accept: */*\n"
+		}),
+		ps("curl --trace-ascii body cut across lines", func(rng *mathrand.Rand) string { return word(rng, 120, "") }, func(s string) string {
+			return "=> Send data, 160 bytes (0xa0)\n" + curlTraceASCII(0, `{"username":"robot","password":"`+s+`"}`) + "== Info: upload completely sent off: 160 bytes\n"
 		}),
 		p("curl --trace-ascii Set-Cookie", func(s string) string { return "0000: Set-Cookie: session=" + s + "; Path=/; HttpOnly\n" }),
 		p("journal-prefixed header from klog", func(s string) string {

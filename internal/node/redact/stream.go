@@ -29,6 +29,7 @@ type stream struct {
 	// cutFirst masks the first line whole: the input was cut before it.
 	cutFirst bool
 	block    heldBlock
+	trace    traceLines
 }
 
 // heldBlock is a run of lines that may form one base64 block.
@@ -101,15 +102,26 @@ func (s *stream) route(raw []byte, n int) {
 	} else if n == 1 && s.cutFirst && len(bytes.TrimSpace(body)) > 0 {
 		raw, body = s.maskedWhole(RuleCutLine, n, eol)
 	}
+	if !s.continuesTrace(body) {
+		s.flushTrace()
+	}
 	switch {
 	case s.pem.active:
 		s.pemHold(raw, body, eol, n)
 	case s.depth < maxDepth && isBlockLine(body):
 		s.hold(raw, body, eol, n)
+	case isTraceLine(body):
+		s.flushBlock()
+		s.holdTrace(raw, body, n)
 	default:
 		s.flushBlock()
 		s.process(body, eol, n)
 	}
+}
+
+func isTraceLine(body []byte) bool {
+	_, ok := curlTraceData(body)
+	return ok
 }
 
 // maskedWhole records line n as masked whole under rule and returns the
@@ -144,6 +156,7 @@ func (s *stream) flushHeld() {
 		s.pemRelease(false)
 	}
 	if s.err == nil {
+		s.flushTrace()
 		s.flushBlock()
 	}
 }
@@ -165,11 +178,16 @@ func (s *stream) write(body, eol []byte) {
 // views, private keys, JSON identity objects, line rules; then its views
 // must show nothing left.
 func (s *stream) process(body, eol []byte, n int) {
+	s.write(s.redactLine(body, n), eol)
+}
+
+// redactLine redacts a line that is not held and returns it.
+func (s *stream) redactLine(body []byte, n int) []byte {
 	line := s.views(body, n)
 	line = s.pemBlocks(line, n)
 	line = s.json.line(&s.redactor, line, n)
 	line = s.lineRules(line, n)
-	s.write(s.viewsClean(line, n), eol)
+	return s.viewsClean(line, n)
 }
 
 // hold keeps a line that may belong to a base64 block.
