@@ -306,6 +306,9 @@ func corpus(t testing.TB) []planted {
 		ps("pem key cut short in a log", pemKey, func(s string) string {
 			return "I1122 starting\n" + strings.Join(strings.Split(s, "\n")[:3], "\n") + "\n"
 		}),
+		ps("{name, value} pair after a key cut short", func(rng *mathrand.Rand) string { return word(rng, 10, "") }, func(s string) string {
+			return "-----BEGIN PRIVATE KEY-----\n      - name: AWS_SECRET_ACCESS_KEY\n        value: " + s + "\n"
+		}),
 		ps("pem key base64 (kubeconfig data)", pemKey, func(s string) string {
 			return "    client-data: " + base64.StdEncoding.EncodeToString([]byte(s)) + "\n"
 		}),

@@ -57,8 +57,9 @@ func (s *stream) pemHold(raw, body, eol []byte, n int) {
 }
 
 // pemRelease writes the held lines of a block: all masked when its END
-// line came (complete), else masked as long as they look like a key body,
-// the rest fed again as ordinary lines.
+// line came (complete), else masked as long as they look like a key body
+// (and read for the state that spans lines), the rest fed again as
+// ordinary lines.
 func (s *stream) pemRelease(complete bool) {
 	held, nums := s.pem.held, s.pem.nums
 	s.pem.held, s.pem.nums, s.pem.size = nil, nil, 0
@@ -67,6 +68,11 @@ func (s *stream) pemRelease(complete bool) {
 		body, eol := splitEOL(raw)
 		masking = masking && (complete || pemBodyLine(bytes.TrimSpace(body)) || len(bytes.TrimSpace(body)) == 0)
 		if masking {
+			if !complete {
+				// It may be a log line after all: what spans lines (a
+				// {name, value} pair, a YAML section) must still see it.
+				s.redactLine(body, nums[i])
+			}
 			s.write(s.pemMask(body), eol)
 			continue
 		}
