@@ -15,10 +15,22 @@ type CredentialEvidence struct {
 	Conn       Connection
 	Credential kubeapi.Credential
 	Err        error
+	// AWSCLI are the requests of an `aws eks get-token` plugin and how
+	// the CLI's and the kubelet's proxy rules route them.
+	AWSCLI []CLICall
 }
 
 // credentialVerdict judges whether the kubelet's credential can be had.
 func credentialVerdict(ev CredentialEvidence, now time.Time) Result {
+	r := credentialOwnVerdict(ev, now)
+	if r.Verdict == Skipped {
+		return r
+	}
+	return awsCLIVerdict(r, ev.AWSCLI)
+}
+
+// credentialOwnVerdict judges the credential the kubeconfig yielded.
+func credentialOwnVerdict(ev CredentialEvidence, now time.Time) Result {
 	r := Result{ID: CheckCredential}
 	if ev.Conn.Err != nil {
 		r.Verdict, r.Summary = Skipped, "no kubeconfig to take the credential from (see API endpoint)"

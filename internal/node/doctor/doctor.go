@@ -321,6 +321,7 @@ func (d Doctor) gatherLocal(ctx context.Context, f Files, ev *evidence) {
 		wg.Go(func() { ev.role, ev.roleErr = roleOf(d.InstanceRole(ctx)) })
 	}
 	wg.Wait()
+	ev.credential.AWSCLI = awsCLICalls(conn.User.Exec, ev.facts.Env(), ev.imds.Doc.Region)
 }
 
 // gatherCloudFacts probes the metadata service and reads the cluster's
