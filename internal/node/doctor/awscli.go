@@ -33,8 +33,10 @@ type CLICall struct {
 }
 
 // legacyGlobalSTSRegions are the regions whose STS requests go to
-// sts.amazonaws.com under AWS_STS_REGIONAL_ENDPOINTS=legacy (botocore's
-// endpoint rules for STS).
+// sts.amazonaws.com under AWS_STS_REGIONAL_ENDPOINTS=legacy: the regions
+// the UseGlobalEndpoint rule of STS's endpoint rule set lists (botocore's
+// data/sts/2011-06-15/endpoint-rule-set-1.json). Only the AWS CLI v1
+// (AL2's) reads that variable; v2 always calls the regional endpoint.
 var legacyGlobalSTSRegions = []string{"ap-northeast-1", "ap-south-1", "ap-southeast-1", "ap-southeast-2", "aws-global",
 	"ca-central-1", "eu-central-1", "eu-north-1", "eu-west-1", "eu-west-2", "eu-west-3", "sa-east-1",
 	"us-east-1", "us-east-2", "us-west-1", "us-west-2"}
@@ -113,7 +115,8 @@ func imdsBase(env map[string]string) string {
 
 // stsURL is the STS endpoint the CLI calls: AWS_ENDPOINT_URL_STS or
 // AWS_ENDPOINT_URL (AWS CLI 2.13 and later), else the regional endpoint
-// (the CLI v2 default), the global one for AWS_STS_REGIONAL_ENDPOINTS=legacy.
+// (the CLI v2's only choice), the global one for
+// AWS_STS_REGIONAL_ENDPOINTS=legacy (read by the CLI v1 only).
 func stsURL(env map[string]string, region string) string {
 	if u := firstNonEmpty(env["AWS_ENDPOINT_URL_STS"], env["AWS_ENDPOINT_URL"]); u != "" {
 		return u
