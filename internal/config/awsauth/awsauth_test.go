@@ -99,6 +99,8 @@ func TestParse(t *testing.T) {
 			roles: 1, problems: []string{"field username is a bool"}},
 		{name: "user without userarn", data: map[string]string{KeyMapUsers: "- username: x\n"}, problems: []string{"mapUsers[0]: value for userarn"}},
 		{name: "accounts", data: map[string]string{KeyMapAccounts: "- \"111122223333\"\n- \"444455556666\"\n"}, accounts: []string{"111122223333", "444455556666"}},
+		{name: "accounts unquoted", data: map[string]string{KeyMapAccounts: "- 111122223333\n"}, accounts: []string{"111122223333"}},
+		{name: "account with a leading zero, unquoted", data: map[string]string{KeyMapAccounts: "- 012345678901\n"}, accounts: []string{"012345678901"}},
 		{name: "accounts not a list", data: map[string]string{KeyMapAccounts: "a: b\n"}, problems: []string{"mapAccounts"}},
 	}
 	for _, tc := range tests {

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"sigs.k8s.io/yaml"
+	yaml2 "sigs.k8s.io/yaml/goyaml.v2"
 
 	"github.com/nodeboot/nodeboot/internal/lazyregexp"
 )
@@ -79,7 +80,8 @@ func (p ParseProblem) Error() string {
 // its entry; entries that fail validation are dropped; a YAML error, or a
 // value that is not a list, loses the whole key. Empty values and the
 // placeholders of an empty string ("", two single quotes, two backquotes)
-// are skipped. The authenticator then serves
+// are skipped. mapAccounts is read with yaml.v2, as the authenticator reads
+// it. The authenticator then serves
 // whatever was good, which Parse returns with every problem.
 func Parse(data map[string]string) (Map, []ParseProblem) {
 	var m Map
@@ -107,7 +109,10 @@ func Parse(data map[string]string) (Map, []ParseProblem) {
 		}
 	}
 	if v, ok := data[KeyMapAccounts]; ok && !skippable(v) {
-		if err := yaml.Unmarshal([]byte(v), &m.Accounts); err != nil {
+		// Not sigs.k8s.io/yaml: the authenticator reads mapAccounts with
+		// yaml.v2 itself, which keeps an unquoted 012345678901 as written
+		// where a YAML-to-JSON conversion makes it the number 1.2345679e+10.
+		if err := yaml2.Unmarshal([]byte(v), &m.Accounts); err != nil {
 			problems = append(problems, ParseProblem{Key: KeyMapAccounts, Entry: -1, Lost: true, Err: err})
 		}
 	}
