@@ -210,28 +210,35 @@ func osName(windows bool) string {
 }
 
 // judgeAWSAuth looks the role up in aws-auth as the authenticator does and
-// explains entries that look meant for it but never match.
+// explains entries that look meant for it but never match. A mapRoles the
+// authenticator cannot parse loses only mapRoles: it still maps the role
+// through mapUsers and mapAccounts.
 func (r *GroupReport) judgeAWSAuth(m awsauth.Map, problems []awsauth.ParseProblem, role awsauth.RoleARN) {
-	for _, p := range problems {
-		if p.Key == awsauth.KeyMapRoles && p.Lost {
-			r.add(awsauth.SevError, "aws-auth-malformed", "aws-auth mapRoles cannot be parsed: every node mapped there is locked out, this group's included")
-			return
-		}
-	}
 	r.nearMisses(m, role)
 	username, groups, found := m.Lookup(r.MappedARN)
 	if !found {
-		if m.AccountAllowed(role.Account) {
-			r.Authenticates, r.Username, r.Via = true, r.MappedARN, "aws-auth mapAccounts"
-			r.add(awsauth.SevError, "account-only", "only mapAccounts lets account %s in: its nodes authenticate as their role ARN with no groups, not as nodes", role.Account)
-			return
-		}
-		r.add(awsauth.SevError, "unmapped", "%s is in no aws-auth entry: its nodes get 401 Unauthorized", r.MappedARN)
+		r.judgeUnmapped(m, problems, role)
 		return
 	}
 	r.Authenticates, r.Username, r.Groups, r.Via = true, username, groups, "aws-auth"
 	r.Findings = append(r.Findings, awsauth.CheckNodeMapping(username, groups, r.Naming, r.Windows)...)
 	r.duplicates(m)
+}
+
+// judgeUnmapped explains a role no aws-auth entry maps: mapRoles lost to a
+// parse error, mapAccounts only, or no entry at all.
+func (r *GroupReport) judgeUnmapped(m awsauth.Map, problems []awsauth.ParseProblem, role awsauth.RoleARN) {
+	lost := slices.ContainsFunc(problems, func(p awsauth.ParseProblem) bool { return p.Key == awsauth.KeyMapRoles && p.Lost })
+	if lost {
+		r.add(awsauth.SevError, "aws-auth-malformed", "aws-auth mapRoles cannot be parsed: every node mapped there is locked out, this group's included")
+	}
+	switch {
+	case m.AccountAllowed(role.Account):
+		r.Authenticates, r.Username, r.Via = true, r.MappedARN, "aws-auth mapAccounts"
+		r.add(awsauth.SevError, "account-only", "only mapAccounts lets account %s in: its nodes authenticate as their role ARN with no groups, not as nodes", role.Account)
+	case !lost:
+		r.add(awsauth.SevError, "unmapped", "%s is in no aws-auth entry: its nodes get 401 Unauthorized", r.MappedARN)
+	}
 }
 
 // nearMisses reports entries naming the role with its path or naming the
