@@ -142,3 +142,34 @@ func TestReportText(t *testing.T) {
 		}
 	}
 }
+
+// TestRoleGroupTakesSessionARNs: --role given a node's session ARN (what
+// `aws sts get-caller-identity` prints on it) checks its role, as the
+// authenticator canonicalises the session.
+func TestRoleGroupTakesSessionARNs(t *testing.T) {
+	both := []string{awsauth.GroupBootstrappers, awsauth.GroupNodes}
+	c := Cluster{AWSAuth: map[string]string{"mapRoles": nodeEntry(linuxRole, both...)}}
+	tests := []struct {
+		name, arn string
+		willJoin  bool
+		code      string
+	}{
+		{name: "role ARN", arn: linuxRole, willJoin: true},
+		{name: "session ARN", arn: "arn:aws:sts::111122223333:assumed-role/linux-nodes/i-0123456789abcdef0", willJoin: true},
+		{name: "session ARN in GovCloud", arn: "arn:aws-us-gov:sts::111122223333:assumed-role/linux-nodes/i-0123456789abcdef0", code: "unmapped"},
+		{name: "session ARN without a session", arn: "arn:aws:sts::111122223333:assumed-role/linux-nodes", code: "not-a-role"},
+		{name: "STS never writes paths", arn: "arn:aws:sts::111122223333:assumed-role/eks/linux-nodes/i-0123456789abcdef0", code: "not-a-role"},
+		{name: "federated user", arn: "arn:aws:sts::111122223333:federated-user/bob", code: "not-a-role"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := Check(c, []Group{RoleGroup(tc.arn, false)}).Groups[0]
+			if g.WillJoin != tc.willJoin || g.Name != tc.arn {
+				t.Errorf("%s: name %q, will join %v, want %v (findings %v)", tc.arn, g.Name, g.WillJoin, tc.willJoin, g.Findings)
+			}
+			if tc.code != "" && !slices.ContainsFunc(g.Findings, func(f Finding) bool { return f.Code == tc.code }) {
+				t.Errorf("%s: findings %v, want %s", tc.arn, g.Findings, tc.code)
+			}
+		})
+	}
+}

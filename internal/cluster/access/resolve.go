@@ -14,6 +14,7 @@ import (
 	sdkiam "github.com/aws/aws-sdk-go-v2/service/iam"
 
 	nodegroupv1 "github.com/nodeboot/nodeboot/api/nodegroup/v1alpha1"
+	"github.com/nodeboot/nodeboot/internal/config/awsauth"
 	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/eni"
 	"github.com/nodeboot/nodeboot/internal/config/fragment"
@@ -51,13 +52,31 @@ type Resolver struct {
 	Expressions maxpods.Evaluator
 }
 
-// RoleGroup is a group given by its role ARN.
+// RoleGroup is a group given by its role ARN, or by the ARN of one of its
+// sessions (arn:aws:sts::ACCOUNT:assumed-role/ROLE/SESSION, what `aws sts
+// get-caller-identity` prints on a node), which stands for the role as the
+// authenticator canonicalises it.
 func RoleGroup(arn string, windows bool) Group {
 	source := "--role"
 	if windows {
 		source = "--windows-role"
 	}
-	return Group{Name: arn, Source: source, RoleARN: arn, Windows: windows}
+	g := Group{Name: arn, Source: source, RoleARN: arn, Windows: windows}
+	if role, ok := sessionRole(arn); ok {
+		g.RoleARN = role
+	}
+	return g
+}
+
+// sessionRole returns the role of an assumed-role session ARN. STS leaves
+// the role's path out of these ARNs, so they have exactly a role name and a
+// session name.
+func sessionRole(arn string) (string, bool) {
+	kind, canonical, err := awsauth.Canonical(arn)
+	if err != nil || kind != awsauth.KindAssumedRole || strings.Count(arn[strings.Index(arn, "assumed-role/"):], "/") != 2 {
+		return "", false
+	}
+	return canonical, true
 }
 
 // AutoScalingGroup resolves an Auto Scaling group; a failure is kept in

@@ -63,8 +63,8 @@ Usage:
 Selectors (repeatable, any mix):
   --group ASG             an Auto Scaling group: launch template → instance profile → role
   -f, --nodegroup FILE    a NodeGroup file (spec.nodeRole, else its launch template)
-  --role ARN              a Linux node role
-  --windows-role ARN      a Windows node role
+  --role ARN              a Linux node role (its ARN, or a session's: arn:aws:sts::ACCOUNT:assumed-role/ROLE/SESSION)
+  --windows-role ARN      a Windows node role (likewise)
 `
 
 // Main runs one command and returns the exit code.
