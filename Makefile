@@ -80,8 +80,10 @@ kubelet-compat: e2e-deps
 
 ## oracle: nodeboot against the real nodeadm, built from its pinned module
 ## (test/oracle; needs root and dbus-daemon): nodeadm's own e2e cases and
-## $(ORACLE_INPUTS) generated inputs with fixed seeds (docs/nodeadm-oracle.md).
-## Longer runs: FuzzGeneratedUserData (see the doc).
+## $(ORACLE_INPUTS) generated inputs with fixed seeds (docs/nodeadm-oracle.md);
+## aws-auth ConfigMaps against the authenticator's own code (docs/identity.md;
+## NODEBOOT_AWSAUTH_INPUTS generated ones, 1000 by default).
+## Longer runs: FuzzGeneratedUserData, FuzzAWSAuthAgainstAuthenticator.
 ORACLE_INPUTS ?= 300
 oracle: e2e-deps-aemm
 	bash test/e2e/scripts/build-nodeadm.sh

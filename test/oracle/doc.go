@@ -17,9 +17,19 @@
 //     `convert` write is read by the real cloud-init (Debian's package,
 //     through testdata/cloudinit_parts.py): its part handlers must get
 //     the user's parts byte for byte, the generated ones as generated,
-//     and nothing else (cloudinit_test.go).
+//     and nothing else (cloudinit_test.go);
+//   - aws-auth ConfigMaps, named realistic and tricky ones
+//     (awsauth_cases_test.go) and generated ones (awsauth_gen_test.go),
+//     go through EKS's authenticator's own code (its EKSConfigMap backend,
+//     ARN canonicalisation and mapping order, run as
+//     test/tools/authenticator/awsauthoracle, built with that module's
+//     pins) and through nodeboot's (internal/config/awsauth and `nodeboot
+//     access check --role`): the same entries kept and dropped, the same
+//     canonical ARNs, the same username and groups for every principal and
+//     node role (awsauth_test.go; no root needed).
 //
 // Every difference between the two nodes must be one of the deliberate
 // differences in differences.go (each documented for users); any other is
-// a failure. Needs root (make oracle); built with the oracle tag.
+// a failure; likewise for aws-auth with awsAuthExempt. Needs root (make
+// oracle); built with the oracle tag.
 package oracle
