@@ -20,7 +20,7 @@ import (
 // cannot be merged that way (e.g. shell for Bottlerocket).
 func Generate(in Input) (Output, error) {
 	inj := inject(in.Group, in.Family, in.Producer)
-	ex := splitExtras(in.Group, in.Producer)
+	ex := splitExtras(in.Group, in.Family, in.Producer)
 	user, err := userParts(in)
 	if err != nil {
 		return Output{}, err
@@ -278,7 +278,10 @@ func assembleBottlerocket(in *injection, ex extras, user []Part) (Output, error)
 // assembleWindows writes one <powershell> block: the user's commands,
 // then the producer's.
 func assembleWindows(in *injection, ex extras, user []Part) (Output, error) {
-	if !ex.userEmpty() {
+	switch {
+	case in.producer == ProducerEksctl && len(ex.user.Kubelet.Config) > 0:
+		in.notes.add("spec.kubelet and spec.containerd: eksctl refuses kubeletExtraConfig for Windows node groups, and its Windows user data has no place for kubelet flags or containerd settings; left out")
+	case !ex.userEmpty():
 		in.notes.add("spec.kubelet and spec.containerd: %s's Windows user data has no place for them; left out", in.producer.Name())
 	}
 	gen := windowsPart(in, ex.own)
@@ -290,7 +293,7 @@ func assembleWindows(in *injection, ex extras, user []Part) (Output, error) {
 		b.Write(p.Body)
 	}
 	b.WriteString("</powershell>")
-	if in.producer != ProducerKarpenter {
+	if in.producer == ProducerEKS {
 		b.WriteByte('\n')
 	}
 	return Output{UserData: b.Bytes(), Parts: parts}, nil

@@ -18,7 +18,7 @@ import (
 )
 
 // bottlerocketSettings builds the producer's own settings: the cluster,
-// cluster DNS (EKS, eksctl), max pods, labels, taints and, for eksctl and
+// cluster DNS (EKS), max pods, labels, taints and, for eksctl and
 // Karpenter, the kubelet config fields that have a setting.
 func bottlerocketSettings(in *injection, own hub.Kubelet) *tomlwrite.Table {
 	root := tomlwrite.NewTable()
@@ -40,7 +40,12 @@ func bottlerocketSettings(in *injection, own hub.Kubelet) *tomlwrite.Table {
 		k8s.Set("cluster-name", in.cluster.Name)
 		setIf("api-server", in.cluster.APIServerEndpoint)
 		setIf("cluster-certificate", ca)
-		setIf("cluster-dns-ip", in.dns)
+		if in.producer == ProducerEKS {
+			// eksctl writes cluster-dns-ip only from a self-managed
+			// group's clusterDNS, which a NodeGroup does not have; the
+			// node then derives it from the service CIDR.
+			setIf("cluster-dns-ip", in.dns)
+		}
 	}
 	if in.maxPods > 0 {
 		k8s.Set("max-pods", int64(in.maxPods))
@@ -49,6 +54,15 @@ func bottlerocketSettings(in *injection, own hub.Kubelet) *tomlwrite.Table {
 	for _, l := range in.labels {
 		labels.Set(l.key, l.value)
 	}
+	bottlerocketTaints(in, k8s)
+	kubeletSettings(in, own, k8s)
+	return root
+}
+
+// bottlerocketTaints writes node-taints, key = "value:Effect": Karpenter
+// an array per key, EKS an array only for a key with several taints,
+// eksctl the last taint of each key.
+func bottlerocketTaints(in *injection, k8s *tomlwrite.Table) {
 	taints := k8s.Table("node-taints")
 	for _, t := range in.taints {
 		value := t.Value + ":" + t.Effect
@@ -58,6 +72,10 @@ func bottlerocketSettings(in *injection, own hub.Kubelet) *tomlwrite.Table {
 			taints.Set(t.Key, append(prev.([]any), value))
 		case in.producer == ProducerKarpenter:
 			taints.Set(t.Key, []any{value})
+		case in.producer == ProducerEksctl && seen:
+			// eksctl keeps one taint per key (a map by key), the last.
+			in.notes.add("spec.taints: eksctl writes one Bottlerocket taint per key, the last: %s=%s is lost; give each taint its own key", t.Key, prev)
+			taints.Set(t.Key, value)
 		case seen:
 			if s, one := prev.(string); one {
 				prev = []any{s}
@@ -70,8 +88,6 @@ func bottlerocketSettings(in *injection, own hub.Kubelet) *tomlwrite.Table {
 	if in.producer == ProducerKarpenter && len(in.taints) == 0 {
 		k8s.Delete("node-taints")
 	}
-	kubeletSettings(in, own, k8s)
-	return root
 }
 
 // kubeletSettings writes the kubelet config fields that have a

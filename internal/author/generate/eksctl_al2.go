@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nodeboot/nodeboot/internal/author/nodegroup"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 )
 
@@ -21,8 +20,8 @@ const (
 // node group (eksctl gzips and base64-encodes it for the launch template;
 // cloud-init undoes both): kubelet.env with the cluster and node settings,
 // kubelet-extra.json with the kubelet config fields, and a script that
-// calls bootstrap.sh with them, adds node-lifecycle and the instance ID to
-// the labels, merges kubelet-extra.json into the kubelet config and
+// calls bootstrap.sh with them, adds node-lifecycle and the instance ID
+// (both from instance metadata) to the labels, merges kubelet-extra.json into the kubelet config and
 // restarts the kubelet.
 func eksctlCloudConfig(in *injection, own hub.Kubelet) ([]byte, error) {
 	env := []string{"CLUSTER_NAME=" + in.cluster.Name}
@@ -69,8 +68,7 @@ func writeFile(b *bytes.Buffer, path, mode, content string) {
 
 // eksctlBootstrapScript reads kubelet.env and calls bootstrap.sh.
 func eksctlBootstrapScript(in *injection, mergeExtra bool) string {
-	lifecycle := strings.ToLower(strings.ReplaceAll(nodegroup.CapacityType(in.spec), "_", "-"))
-	args := []string{`--node-labels=${NODE_LABELS},` + LabelEksctlLifecycle + "=" + lifecycle + "," + LabelEksctlInstanceID + "=${INSTANCE_ID}"}
+	args := []string{`--node-labels=${NODE_LABELS},` + LabelEksctlLifecycle + "=${INSTANCE_LIFECYCLE}," + LabelEksctlInstanceID + "=${INSTANCE_ID}"}
 	if len(in.taints) > 0 {
 		args = append(args, "--register-with-taints=${NODE_TAINTS}")
 	}
@@ -81,6 +79,9 @@ func eksctlBootstrapScript(in *injection, mergeExtra bool) string {
 	b.WriteString("#!/bin/bash\nset -o errexit -o pipefail -o nounset\n")
 	b.WriteString("source " + eksctlKubeletEnv + "\n")
 	b.WriteString("INSTANCE_ID=\"$(imds latest/meta-data/instance-id)\"\n")
+	// Each instance's own lifecycle (on-demand or spot), as eksctl's
+	// script reads it: a mixed-instances group has both.
+	b.WriteString("INSTANCE_LIFECYCLE=\"$(imds latest/meta-data/instance-life-cycle)\"\n")
 	b.WriteString(bootstrapScript + ` "${CLUSTER_NAME}"`)
 	if in.cluster.APIServerEndpoint != "" {
 		b.WriteString(` --apiserver-endpoint "${API_SERVER_URL}"`)

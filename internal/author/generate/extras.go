@@ -21,11 +21,13 @@ type extras struct {
 	user hub.Spec
 }
 
-// splitExtras places the group's settings for producer p.
-func splitExtras(g v1alpha1.NodeGroup, p Producer) extras {
+// splitExtras places the group's settings for producer p on family f.
+// eksctl refuses kubeletExtraConfig for Windows node groups, so there its
+// kubelet config fields have no place either.
+func splitExtras(g v1alpha1.NodeGroup, f Family, p Producer) extras {
 	all := nodegroup.Hub(g.Spec)
 	user := hub.Spec{Kubelet: hub.Kubelet{Flags: all.Kubelet.Flags}, Containerd: all.Containerd}
-	if p == ProducerEKS {
+	if p == ProducerEKS || (p == ProducerEksctl && f == FamilyWindows) {
 		user.Kubelet.Config = all.Kubelet.Config
 		return extras{user: user}
 	}

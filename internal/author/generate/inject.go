@@ -153,6 +153,9 @@ func resolveMaxPods(spec v1alpha1.NodeGroupSpec, f Family, p Producer, n *notes)
 		n.add("max pods: Windows nodes size max pods by their own rule (IPv4 addresses per ENI - 1); set spec.maxPods.value to pass --max-pods")
 		return 0
 	}
+	if p == ProducerEksctl {
+		return eksctlMaxPods(m, n)
+	}
 	if spec.InstanceType == "" {
 		n.add("max pods: spec.instanceType is not set, so the user data leaves max pods to the node; %s", maxPodsByProducer[p])
 		return 0
@@ -174,6 +177,22 @@ func resolveMaxPods(spec v1alpha1.NodeGroupSpec, f Family, p Producer, n *notes)
 	return res.MaxPods
 }
 
+// eksctlMaxPods is what eksctl writes: maxPodsPerNode (spec.maxPods.value)
+// or nothing, the node then sizing max pods for its instance type
+// (bootstrap.sh, nodeadm, Bottlerocket, Start-EKSBootstrap.ps1). eksctl
+// has no field for the formula's options.
+func eksctlMaxPods(m v1alpha1.MaxPods, n *notes) int32 {
+	if m.Value > 0 {
+		return m.Value
+	}
+	if m.PrefixDelegation || m.CustomNetworking || m.MaxENIs > 0 || m.Cap {
+		n.add("max pods: eksctl has no field for spec.maxPods.prefixDelegation, customNetworking, maxENIs or cap; they are left out and the node sizes max pods for its instance type: set spec.maxPods.value (eksctl's maxPodsPerNode) instead")
+		return 0
+	}
+	n.add("max pods: %s; without it the node sizes them for its instance type", maxPodsByProducer[ProducerEksctl])
+	return 0
+}
+
 // hubSpec is what the producer's part sets, in hub terms: the cluster
 // fields the family's part carries, max pods, cluster DNS, the labels and
 // taints as kubelet flags, and the kubelet config fields it carries. It
@@ -191,7 +210,8 @@ func (in *injection) hubSpec(own hub.Kubelet) *hub.Spec {
 	if in.maxPods > 0 {
 		config["maxPods"] = json.RawMessage(strconv.Itoa(int(in.maxPods)))
 	}
-	writesDNS := in.producer != ProducerKarpenter && (in.family != FamilyAL2023 || in.producer == ProducerEksctl)
+	writesDNS := in.producer != ProducerKarpenter && (in.family != FamilyAL2023 || in.producer == ProducerEksctl) &&
+		(in.family != FamilyBottlerocket || in.producer == ProducerEKS)
 	if in.dns != "" && writesDNS {
 		config["clusterDNS"] = mustJSON([]string{in.dns})
 	}
