@@ -82,11 +82,13 @@ kubelet-compat: e2e-deps
 ## (test/oracle; needs root and dbus-daemon): nodeadm's own e2e cases and
 ## $(ORACLE_INPUTS) generated inputs with fixed seeds (docs/nodeadm-oracle.md);
 ## aws-auth ConfigMaps against the authenticator's own code (docs/identity.md;
-## NODEBOOT_AWSAUTH_INPUTS generated ones, 1000 by default).
+## NODEBOOT_AWSAUTH_INPUTS generated ones, 1000 by default); userdata generate --as
+## eksctl against the real eksctl (docs/userdata-generate.md).
 ## Longer runs: FuzzGeneratedUserData, FuzzAWSAuthAgainstAuthenticator.
 ORACLE_INPUTS ?= 300
 oracle: e2e-deps-aemm
 	bash test/e2e/scripts/build-nodeadm.sh
+	bash test/e2e/scripts/build-eksctl.sh
 	NODEBOOT_REQUIRE_E2E=1 NODEBOOT_ORACLE_INPUTS=$(ORACLE_INPUTS) $(PLAIN) $(GO) test $(PLAINFLAGS) -count=1 -tags oracle -v -parallel 4 -timeout 30m ./test/oracle/
 
 e2e: e2e-deps build

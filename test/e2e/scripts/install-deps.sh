@@ -11,8 +11,9 @@ set -euo pipefail
 # both agents against, and systemd provides the systemctl nodeadm runs (daemon-reload);
 # awscli is the real AWS CLI (v2) whose `aws eks get-token` the kubelet's kubeconfig runs;
 # cloud-init is the real reader of the MIME user data `userdata generate`, `merge` and `convert`
-# write (the oracle's TestCloudInit*: only its Python modules are used, nothing is enabled).
-PKGS=(containerd runc containernetworking-plugins iptables conntrack socat ebtables ethtool busybox-static iproute2 xfsprogs mount util-linux dbus-daemon systemd awscli cloud-init)
+# write (the oracle's TestCloudInit*: only its Python modules are used, nothing is enabled);
+# jq is what eksctl's AL2 script merges kubelet config with (the oracle's TestGenerateAsEksctl runs it).
+PKGS=(containerd runc containernetworking-plugins iptables conntrack socat ebtables ethtool busybox-static iproute2 xfsprogs mount util-linux dbus-daemon systemd awscli cloud-init jq)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
