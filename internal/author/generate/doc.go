@@ -30,7 +30,8 @@
 //     node-labels and node-taints; Windows — the Start-EKSBootstrap.ps1
 //     call with double-quoted parameters. Labels:
 //     alpha.eksctl.io/cluster-name, alpha.eksctl.io/nodegroup-name, and on
-//     AL2 node-lifecycle and alpha.eksctl.io/instance-id.
+//     AL2 node-lifecycle and alpha.eksctl.io/instance-id (from instance
+//     metadata at boot).
 //   - Karpenter: AL2 — the user's parts, then a bootstrap.sh call with
 //     quoted --node-labels and --register-with-taints; AL2023 — the user's
 //     parts, then "# Karpenter Generated NodeConfig" with taints in
@@ -46,8 +47,11 @@
 // a fixed one keeps the output stable), unless a part holds a line starting
 // with "--//": then the first "==nodeboot-N==" that no part holds, or past
 // N=100 one derived from a digest of the parts (convert.Boundary), with a
-// note. Max pods are the group's value, else the VPC CNI formula for
-// spec.instanceType from the embedded ENI table, else left to the node. A
+// note. Max pods are the group's value, else (not for eksctl, which writes
+// only maxPodsPerNode) the VPC CNI formula for spec.instanceType from the
+// embedded ENI table, else left to the node. test/oracle's
+// TestGenerateAsEksctl checks the eksctl output against eksctl's own
+// pkg/nodebootstrap. A
 // group with only the cluster name gets user data without endpoint and CA,
 // which nodeboot (or bootstrap.sh, Start-EKSBootstrap.ps1) looks up at
 // boot; the notes say so.
