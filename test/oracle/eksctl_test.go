@@ -64,6 +64,30 @@ func TestGenerateAsEksctl(t *testing.T) {
 	}
 }
 
+// TestGenerateAsEksctlRefuses: a node group eksctl's own validation
+// refuses gets no user data from nodeboot either.
+func TestGenerateAsEksctlRefuses(t *testing.T) {
+	bin := eksctlUserdata(t)
+	refused := eksctlCorpus()[0].group
+	refused.Spec.Kubelet.Config = map[string]json.RawMessage{"clusterDomain": json.RawMessage(`"corp.local"`)}
+	for _, f := range []generate.Family{generate.FamilyAL2, generate.FamilyAL2023} {
+		t.Run(string(f), func(t *testing.T) {
+			config, args := eksctlConfig(refused, f)
+			path := filepath.Join(t.TempDir(), "cluster.yaml")
+			if err := os.WriteFile(path, config, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.CommandContext(t.Context(), bin, append(args, path)...).CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "eksctl refuses the node group") {
+				t.Fatalf("eksctl: %v\n%s", err, out)
+			}
+			if _, err := generate.Generate(generate.Input{Group: refused, Family: f, Producer: generate.ProducerEksctl}); !errors.Is(err, generate.ErrRefused) {
+				t.Errorf("nodeboot: got %v, want generate.ErrRefused (eksctl: %s)", err, out)
+			}
+		})
+	}
+}
+
 // eksctlCase is one node group of the corpus.
 type eksctlCase struct {
 	name  string

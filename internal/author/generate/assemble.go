@@ -17,8 +17,12 @@ import (
 // Generate writes the complete user data the producer would put on the
 // group's instances, with the user's documents merged in as the producer
 // merges them. The error wraps ErrUserData when the user's documents
-// cannot be merged that way (e.g. shell for Bottlerocket).
+// cannot be merged that way (e.g. shell for Bottlerocket), and ErrRefused
+// when the producer refuses the group.
 func Generate(in Input) (Output, error) {
+	if err := eksctlRefusal(in); err != nil {
+		return Output{}, err
+	}
 	inj := inject(in.Group, in.Family, in.Producer)
 	ex := splitExtras(in.Group, in.Family, in.Producer)
 	user, err := userParts(in)

@@ -2,6 +2,8 @@ package generate
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -74,5 +76,25 @@ func TestEksctlAsRealEksctl(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEksctlRefusesCriticalKubeletFields: eksctl refuses kubeletExtraConfig
+// that overrides what its nodes need to join, so it writes no user data.
+func TestEksctlRefusesCriticalKubeletFields(t *testing.T) {
+	g := v1alpha1.NodeGroup{Metadata: v1alpha1.Metadata{Name: "ng-1"}, Spec: v1alpha1.NodeGroupSpec{
+		Cluster: v1alpha1.Cluster{Name: "prod"},
+		Kubelet: v1alpha1.Kubelet{Config: map[string]json.RawMessage{
+			"address": json.RawMessage(`"0.0.0.0"`), "serverTLSBootstrap": json.RawMessage("false"), "maxOpenFiles": json.RawMessage("100"),
+		}},
+	}}
+	for _, f := range []Family{FamilyAL2, FamilyAL2023} {
+		_, err := Generate(Input{Group: g, Family: f, Producer: ProducerEksctl})
+		if !errors.Is(err, ErrRefused) || !strings.Contains(fmt.Sprint(err), "spec.kubelet.config.address, spec.kubelet.config.serverTLSBootstrap:") {
+			t.Errorf("%s: got %v, want both fields refused", f, err)
+		}
+		if _, err := Generate(Input{Group: g, Family: f, Producer: ProducerKarpenter}); err != nil {
+			t.Errorf("%s: only eksctl refuses them: %v", f, err)
+		}
 	}
 }
