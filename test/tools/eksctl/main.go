@@ -36,46 +36,14 @@ func main() {
 	}
 }
 
+// run prints the user data eksctl writes for the one node group of the
+// ClusterConfig at path.
 func run(path string, status *api.ClusterStatus, serviceCIDR, boundary string) error {
-	data, err := os.ReadFile(path)
+	cfg, err := readConfig(path, status, serviceCIDR)
 	if err != nil {
 		return err
 	}
-	cfg := api.NewClusterConfig()
-	if err := yaml.UnmarshalStrict(data, cfg); err != nil {
-		return err
-	}
-	api.SetClusterConfigDefaults(cfg)
-	cfg.Status = status
-	cfg.Status.KubernetesNetworkConfig = &api.KubernetesNetworkConfig{}
-	if strings.Contains(serviceCIDR, ":") {
-		cfg.Status.KubernetesNetworkConfig.ServiceIPv6CIDR = serviceCIDR
-	} else {
-		cfg.Status.KubernetesNetworkConfig.ServiceIPv4CIDR = serviceCIDR
-	}
-	var b nodebootstrap.Bootstrapper
-	switch {
-	case len(cfg.NodeGroups) == 1:
-		ng := cfg.NodeGroups[0]
-		if err := api.SetNodeGroupDefaults(ng, cfg.Metadata, false); err != nil {
-			return err
-		}
-		if err := api.ValidateNodeGroup(0, ng, cfg); err != nil {
-			return fmt.Errorf("eksctl refuses the node group: %w", err)
-		}
-		b, err = nodebootstrap.NewBootstrapper(cfg, ng)
-	case len(cfg.ManagedNodeGroups) == 1:
-		ng := cfg.ManagedNodeGroups[0]
-		if err := api.SetManagedNodeGroupDefaults(ng, cfg.Metadata, false); err != nil {
-			return err
-		}
-		if err := api.ValidateManagedNodeGroup(0, ng); err != nil {
-			return fmt.Errorf("eksctl refuses the node group: %w", err)
-		}
-		b, err = nodebootstrap.NewManagedBootstrapper(cfg, ng)
-	default:
-		return fmt.Errorf("want exactly one nodeGroup or managedNodeGroup")
-	}
+	b, err := bootstrapper(cfg)
 	if err != nil {
 		return err
 	}
@@ -86,19 +54,72 @@ func run(path string, status *api.ClusterStatus, serviceCIDR, boundary string) e
 	if err != nil {
 		return err
 	}
-	raw, err := base64.StdEncoding.DecodeString(ud)
+	raw, err := decodeUserData(ud)
 	if err != nil {
 		return err
 	}
-	if len(raw) > 2 && raw[0] == 0x1f && raw[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(raw))
-		if err != nil {
-			return err
-		}
-		if raw, err = io.ReadAll(zr); err != nil {
-			return err
-		}
-	}
 	_, err = os.Stdout.Write(raw)
 	return err
+}
+
+// readConfig reads the ClusterConfig at path strictly, with eksctl's
+// defaults and the cluster's status as DescribeCluster would give it.
+func readConfig(path string, status *api.ClusterStatus, serviceCIDR string) (*api.ClusterConfig, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	cfg := api.NewClusterConfig()
+	if err := yaml.UnmarshalStrict(data, cfg); err != nil {
+		return nil, err
+	}
+	api.SetClusterConfigDefaults(cfg)
+	cfg.Status = status
+	cfg.Status.KubernetesNetworkConfig = &api.KubernetesNetworkConfig{}
+	if strings.Contains(serviceCIDR, ":") {
+		cfg.Status.KubernetesNetworkConfig.ServiceIPv6CIDR = serviceCIDR
+	} else {
+		cfg.Status.KubernetesNetworkConfig.ServiceIPv4CIDR = serviceCIDR
+	}
+	return cfg, nil
+}
+
+// bootstrapper defaults and validates the config's one node group as
+// eksctl's create command does, and returns its bootstrapper.
+func bootstrapper(cfg *api.ClusterConfig) (nodebootstrap.Bootstrapper, error) {
+	switch {
+	case len(cfg.NodeGroups) == 1:
+		ng := cfg.NodeGroups[0]
+		if err := api.SetNodeGroupDefaults(ng, cfg.Metadata, false); err != nil {
+			return nil, err
+		}
+		if err := api.ValidateNodeGroup(0, ng, cfg); err != nil {
+			return nil, fmt.Errorf("eksctl refuses the node group: %w", err)
+		}
+		return nodebootstrap.NewBootstrapper(cfg, ng)
+	case len(cfg.ManagedNodeGroups) == 1:
+		ng := cfg.ManagedNodeGroups[0]
+		if err := api.SetManagedNodeGroupDefaults(ng, cfg.Metadata, false); err != nil {
+			return nil, err
+		}
+		if err := api.ValidateManagedNodeGroup(0, ng); err != nil {
+			return nil, fmt.Errorf("eksctl refuses the node group: %w", err)
+		}
+		return nodebootstrap.NewManagedBootstrapper(cfg, ng)
+	}
+	return nil, fmt.Errorf("want exactly one nodeGroup or managedNodeGroup")
+}
+
+// decodeUserData undoes the base64 and, for AL2's cloud-config, the gzip
+// eksctl puts on the user data.
+func decodeUserData(ud string) ([]byte, error) {
+	raw, err := base64.StdEncoding.DecodeString(ud)
+	if err != nil || len(raw) < 2 || raw[0] != 0x1f || raw[1] != 0x8b {
+		return raw, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
 }
