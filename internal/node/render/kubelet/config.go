@@ -35,6 +35,8 @@ type kubeletConfiguration struct {
 	EvictionHard                    map[string]string                    `json:"evictionHard"`
 	FeatureGates                    map[string]bool                      `json:"featureGates"`
 	HairpinMode                     string                               `json:"hairpinMode"`
+	KubeAPIBurst                    int32                                `json:"kubeAPIBurst,omitempty"`
+	KubeAPIQPS                      int32                                `json:"kubeAPIQPS,omitempty"`
 	KubeReserved                    map[string]string                    `json:"kubeReserved,omitempty"`
 	KubeReservedCgroup              string                               `json:"kubeReservedCgroup"`
 	Logging                         loggingConfiguration                 `json:"logging"`
@@ -56,6 +58,12 @@ type kubeletConfiguration struct {
 type loggingConfiguration struct {
 	Verbosity int32 `json:"verbosity"`
 }
+
+// The API rate bootstrap.sh gives kubelets before 1.27 (raisedAPIRate).
+const (
+	raisedKubeAPIQPS   = 10
+	raisedKubeAPIBurst = 20
+)
 
 // Graceful node shutdown periods (kubelet ≥ 1.34, nodeadm PR #2390).
 const (
@@ -200,5 +208,8 @@ func applyBehaviour(kc *kubeletConfiguration, b behaviour) {
 	if b.gracefulShutdown {
 		kc.ShutdownGracePeriod = &metav1.Duration{Duration: shutdownGracePeriod}
 		kc.ShutdownGracePeriodCriticalPods = &metav1.Duration{Duration: shutdownGracePeriodCriticalPods}
+	}
+	if b.raisedAPIRate {
+		kc.KubeAPIQPS, kc.KubeAPIBurst = raisedKubeAPIQPS, raisedKubeAPIBurst
 	}
 }

@@ -208,6 +208,41 @@ func TestDropInKeepsUserBaseWithoutDNSSource(t *testing.T) {
 	}
 }
 
+// TestAPIRateBefore127 checks the kubeAPIQPS/kubeAPIBurst that bootstrap.sh
+// (to its last version) gives kubelets 1.22 ≤ v < 1.27, which a user's value
+// overrides; found by running the real script on the same user data.
+func TestAPIRateBefore127(t *testing.T) {
+	tests := []struct {
+		name, version, userQPS string
+		wantQPS, wantBurst     float64
+	}{
+		{name: "1.26 gets bootstrap.sh's 10/20", version: "v1.26.15", wantQPS: 10, wantBurst: 20},
+		{name: "1.22 gets bootstrap.sh's 10/20", version: "v1.22.17", wantQPS: 10, wantBurst: 20},
+		{name: "1.27 keeps the kubelet's defaults", version: "v1.27.16"},
+		{name: "1.34 keeps the kubelet's defaults", version: "v1.34.4"},
+		{name: "the user's kubeAPIQPS wins on 1.26", version: "v1.26.15", userQPS: "30", wantQPS: 30, wantBurst: 20},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, in := baseCase(t)
+			cfg.Status.KubeletVersion = tc.version
+			if tc.userQPS != "" {
+				cfg.Spec.Kubelet.Config = map[string]json.RawMessage{"kubeAPIQPS": json.RawMessage(tc.userQPS)}
+			}
+			var got struct {
+				QPS   float64 `json:"kubeAPIQPS"`
+				Burst float64 `json:"kubeAPIBurst"`
+			}
+			if err := json.Unmarshal(fileAt(t, mustRender(t, cfg, in), ConfigPath).Data, &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.QPS != tc.wantQPS || got.Burst != tc.wantBurst {
+				t.Errorf("kubeAPIQPS/kubeAPIBurst = %v/%v, want %v/%v", got.QPS, got.Burst, tc.wantQPS, tc.wantBurst)
+			}
+		})
+	}
+}
+
 func TestDropInKeepsNumbersExact(t *testing.T) {
 	cfg, in := baseCase(t)
 	cfg.Spec.Kubelet.Config = map[string]json.RawMessage{

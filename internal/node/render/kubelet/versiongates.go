@@ -23,6 +23,9 @@ type behaviour struct {
 	dropInAlphaEnv bool
 	// gpuPresentLabel labels NVIDIA nodes nvidia.com/gpu.present=true.
 	gpuPresentLabel bool
+	// raisedAPIRate sets kubeAPIQPS 10 and kubeAPIBurst 20 in the base
+	// config, above the kubelet's defaults of 5 and 10 before 1.27.
+	raisedAPIRate bool
 }
 
 // versionGate turns on part of behaviour for kubelet minor versions
@@ -35,6 +38,11 @@ type versionGate struct {
 // versionGates is the whole kubelet-version behaviour table (nodeadm's, see
 // nodeadm-behavior.md §5.2 and §5.7). Keep it sorted by from.
 var versionGates = []versionGate{
+	// The AL2 bootstrap.sh, to its last version, raises the kubelet's API
+	// rate for 1.22 ≤ v < 1.27 (API Priority and Fairness; 1.27 raised the
+	// defaults to 50/100), as nodeadm did before it dropped those kubelets
+	// (legacy-formats.md A.6, A.10).
+	{from: 22, until: 27, set: func(b *behaviour) { b.raisedAPIRate = true }},
 	// --config-dir appeared in 1.28 as alpha, but 1.28 applies its defaults
 	// to each drop-in, which then override the base file (test/kubeletcompat
 	// shows it with a real 1.28 kubelet); 1.29 merges drop-ins as they are,

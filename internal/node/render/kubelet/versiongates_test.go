@@ -15,6 +15,9 @@ func TestBehaviourFor(t *testing.T) {
 		minor uint
 		want  behaviour
 	}{
+		{21, behaviour{}},
+		{22, behaviour{raisedAPIRate: true}},
+		{26, behaviour{raisedAPIRate: true}},
 		{27, behaviour{}},
 		{28, behaviour{}},
 		{29, behaviour{dropInDir: true, dropInAlphaEnv: true}},
