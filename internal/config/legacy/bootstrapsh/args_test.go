@@ -40,8 +40,16 @@ func TestParseArgs(t *testing.T) {
 			want: hub.Spec{Cluster: hub.Cluster{Name: "c", APIServerEndpoint: "https://x.eks.amazonaws.com", CertificateAuthority: []byte(pem)}}},
 		{name: "DNS list", args: []string{"c", "--dns-cluster-ip", "10.100.0.10,fd00::a"},
 			want: hub.Spec{Cluster: hub.Cluster{Name: "c"}, Kubelet: hub.Kubelet{Config: kubeletConfig("clusterDNS", `["10.100.0.10","fd00::a"]`)}}},
-		{name: "DNS empty entry", args: []string{"c", "--dns-cluster-ip", "10.100.0.10,"},
-			want: hub.Spec{Cluster: hub.Cluster{Name: "c"}}, wantErrs: []string{"--dns-cluster-ip: '' is not an IP address"}},
+		// The kubelet skips a clusterDNS entry that is no IP address, so the
+		// real bootstrap.sh boots these (found by running it): warned, left out.
+		{name: "DNS trailing comma boots like AL2", args: []string{"c", "--dns-cluster-ip", "10.100.0.10,"},
+			want:      hub.Spec{Cluster: hub.Cluster{Name: "c"}, Kubelet: hub.Kubelet{Config: kubeletConfig("clusterDNS", `["10.100.0.10"]`)}},
+			wantWarns: []string{"--dns-cluster-ip: '' is not an IP address and is left out; the kubelet skips it"}},
+		{name: "DNS entry after a blank boots like AL2", args: []string{"c", "--dns-cluster-ip", "10.100.0.10, 169.254.20.10"},
+			want:      hub.Spec{Cluster: hub.Cluster{Name: "c"}, Kubelet: hub.Kubelet{Config: kubeletConfig("clusterDNS", `["10.100.0.10"]`)}},
+			wantWarns: []string{"--dns-cluster-ip: ' 169.254.20.10' is not an IP address and is left out"}},
+		{name: "DNS without any address", args: []string{"c", "--dns-cluster-ip", "dns,"},
+			want: hub.Spec{Cluster: hub.Cluster{Name: "c"}}, wantErrs: []string{"--dns-cluster-ip: dns, '' is not an IP address"}},
 		{name: "IPv4 service CIDR", args: []string{"c", "--service-ipv4-cidr", "172.20.0.0/16"},
 			want: hub.Spec{Cluster: hub.Cluster{Name: "c", CIDR: "172.20.0.0/16"}}},
 		{name: "IPv4 service CIDR that is IPv6", args: []string{"c", "--service-ipv4-cidr", "fd00::/108"},

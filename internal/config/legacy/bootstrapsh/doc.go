@@ -73,7 +73,9 @@
 // --b64-cluster-ca (decoded), --service-ipv4-cidr/--service-ipv6-cidr
 // (cluster.cidr; an IPv6 one wins and conflicts with --ip-family ipv4),
 // --ip-family (lower-cased), --dns-cluster-ip (kubelet.config.clusterDNS,
-// comma-separated), --use-max-pods (maxPods.set; only "true" is true),
+// comma-separated; a piece that is no IP address, such as the empty one
+// after a trailing comma, is left out with a warning, since the kubelet
+// skips it and the AL2 node boots), --use-max-pods (maxPods.set; only "true" is true),
 // --enable-local-outpost and --cluster-id, --local-disks (localStorage
 // strategy raid0→RAID0, raid10→RAID10, mount→Mount, none→nothing) and
 // --kubelet-extra-args: its words (see KubeletExtraArgs) become

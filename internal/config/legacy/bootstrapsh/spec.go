@@ -172,18 +172,31 @@ func isCIDROf(s string, ipv6 bool) bool {
 }
 
 // clusterDNS applies --dns-cluster-ip, a comma-separated list of
-// addresses written as the kubelet's clusterDNS.
+// addresses written as the kubelet's clusterDNS. bootstrap.sh splits it on
+// commas and passes every piece on; the kubelet skips a piece that is not
+// an IP address (an empty one after a stray comma, one with a blank), and
+// so the AL2 node boots. nodeboot leaves such pieces out, warning; a list
+// with no address at all is an error.
 func (b *specBuilder) clusterDNS() {
 	s, ok := b.opt(flagDNSClusterIP)
 	if !ok {
 		return
 	}
-	addrs := strings.Split(s.value, ",")
-	for _, a := range addrs {
+	var addrs, skipped []string
+	for a := range strings.SplitSeq(s.value, ",") {
 		if _, err := netip.ParseAddr(a); err != nil {
-			b.errorf(s.pos, kubeletConfigPath("clusterDNS"), "%s: %s is not an IP address", s.label(flagDNSClusterIP), shellQuote(a))
-			return
+			skipped = append(skipped, shellQuote(a))
+			continue
 		}
+		addrs = append(addrs, a)
+	}
+	field := kubeletConfigPath("clusterDNS")
+	if len(addrs) == 0 {
+		b.errorf(s.pos, field, "%s: %s is not an IP address", s.label(flagDNSClusterIP), strings.Join(skipped, ", "))
+		return
+	}
+	if len(skipped) > 0 {
+		b.warnf(s.pos, field, "%s: %s is not an IP address and is left out; the kubelet skips it on an AL2 node too", s.label(flagDNSClusterIP), strings.Join(skipped, ", "))
 	}
 	b.setKubeletConfig("clusterDNS", addrs, s.pos)
 }
