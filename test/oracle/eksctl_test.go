@@ -16,7 +16,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/yaml"
 
@@ -548,16 +550,30 @@ func runCloudInitCommand(t *testing.T, root string, chroot *strings.Replacer, c 
 	default:
 		t.Fatalf("runcmd entry %v", c)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = []string{"PATH=" + root + "/bin:/usr/bin:/bin", "HOME=" + root, "LIFECYCLE=" + lifecycle}
-	if out, err := cmd.CombinedOutput(); err != nil {
+	env := []string{"PATH=" + root + "/bin:/usr/bin:/bin", "HOME=" + root, "LIFECYCLE=" + lifecycle}
+	if out, err := runWrittenScript(t.Context(), argv, env); err != nil {
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) {
 			t.Fatal(err)
 		}
 		t.Fatalf("runcmd %q: %v\n%s", argv, err, out)
+	}
+}
+
+// runWrittenScript runs argv, whose program may be a script this process
+// has just written. A child that a parallel test forked while the script
+// was open for writing holds it open until that child execs, and exec
+// then fails with ETXTBSY (golang/go#22315); like the go command, it
+// tries again.
+func runWrittenScript(ctx context.Context, argv, env []string) ([]byte, error) {
+	for attempt := 1; ; attempt++ {
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if !errors.Is(err, syscall.ETXTBSY) || attempt == 20 {
+			return out, err
+		}
+		time.Sleep(time.Duration(attempt) * 5 * time.Millisecond)
 	}
 }
 
