@@ -3,6 +3,7 @@ package decode
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	yaml "sigs.k8s.io/yaml/goyaml.v3"
@@ -121,36 +122,103 @@ func (w *walker) list(n *yaml.Node, path string, v reflect.Value) {
 }
 
 // eachPair calls fn for every key/value of a mapping in document order,
-// reporting keys that are not scalars, YAML merge keys and duplicates
-// (which are skipped); join makes a key's path (childPath for struct
-// fields, keyPath for map keys). Key problems do not mark the mapping as
-// failed, so the keys that are fine are still checked.
+// reporting keys that are not scalars (which are skipped); join makes a
+// key's path (childPath for struct fields, keyPath for map keys). Key
+// problems do not mark the mapping as failed, so the keys that are fine
+// are still checked. YAML merge keys and duplicate keys are read as
+// nodeadm reads them (yaml11.go): merged, and the last of duplicates
+// counts.
 func (w *walker) eachPair(n *yaml.Node, path string, join func(parent, key string) string, fn func(key string, kn, vn *yaml.Node)) {
-	var seen map[string]*yaml.Node
-	if len(n.Content) > 2 {
-		seen = make(map[string]*yaml.Node, len(n.Content)/2)
+	for _, p := range w.pairsOf(n, path, join, 0) {
+		fn(p.key, p.kn, p.vn)
+	}
+}
+
+// pair is one key of a mapping and the value that counts for it.
+type pair struct {
+	key    string
+	kn, vn *yaml.Node
+}
+
+// pairsOf lists a mapping's keys in the order they first appear, each
+// with its last value, merge keys (<<) expanded where they stand, as
+// go-yaml v2 assigns them; depth bounds merges of merges.
+func (w *walker) pairsOf(n *yaml.Node, path string, join func(parent, key string) string, depth int) []pair {
+	var out []pair
+	index := make(map[string]int, len(n.Content)/2)
+	assign := func(p pair) {
+		i, dup := index[p.key]
+		if !dup {
+			index[p.key] = len(out)
+			out = append(out, p)
+			return
+		}
+		if depth == 0 && p.kn.Tag != tagMerge {
+			w.duplicateKey(out[i].kn, p.kn, path, join)
+		}
+		out[i].vn = p.vn
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn := w.enter(n.Content[i])
 		if kn == nil {
-			return
+			return out
+		}
+		if kn.Kind == yaml.ScalarNode && kn.ShortTag() == tagMerge {
+			for _, p := range w.merged(kn, n.Content[i+1], path, join, depth) {
+				assign(p)
+			}
+			continue
 		}
 		if !w.validKey(kn, path) {
 			continue
 		}
-		if first, dup := seen[kn.Value]; dup {
-			if keyShown(path, kn.Value) {
-				w.report(kn, join(path, kn.Value), "duplicate key %q (first at line %d); remove one of them", kn.Value, w.at(first).Line)
-			} else {
-				w.report(kn, path, "duplicate key (first at line %d); remove one of them", w.at(first).Line)
-			}
-			continue
-		}
-		if seen != nil {
-			seen[kn.Value] = kn
-		}
-		fn(kn.Value, kn, n.Content[i+1])
+		assign(pair{kn.Value, kn, n.Content[i+1]})
 	}
+	return out
+}
+
+// duplicateKey reports a key given twice: nodeadm takes the later value.
+func (w *walker) duplicateKey(first, later *yaml.Node, path string, join func(parent, key string) string) {
+	const msg = "duplicate key%s (first at line %d); nodeadm uses the later value, and so does this boot; remove one of them"
+	if keyShown(path, later.Value) {
+		w.nodeadmReads(later, join(path, later.Value), msg, " "+strconv.Quote(later.Value), w.at(first).Line)
+	} else {
+		w.nodeadmReads(later, path, msg, "", w.at(first).Line)
+	}
+}
+
+// merged is what a merge key brings: the pairs of the mapping it names, or
+// of each mapping of a list, the earlier ones winning (go-yaml v2's rule).
+func (w *walker) merged(kn, vn *yaml.Node, path string, join func(parent, key string) string, depth int) []pair {
+	w.nodeadmReads(kn, path, "YAML merge keys (<<) are YAML 1.1; nodeadm merges them, and so does this boot; write the fields out")
+	if depth > 8 {
+		w.errorf(kn, path, "YAML merge keys nested too deep")
+		return nil
+	}
+	if vn = w.enter(vn); vn == nil {
+		return nil
+	}
+	var sources []*yaml.Node
+	switch vn.Kind {
+	case yaml.MappingNode:
+		sources = []*yaml.Node{vn}
+	case yaml.SequenceNode:
+		for i := len(vn.Content) - 1; i >= 0; i-- {
+			sources = append(sources, w.enter(vn.Content[i]))
+		}
+	}
+	var out []pair
+	for _, m := range sources {
+		if m == nil || m.Kind != yaml.MappingNode {
+			w.errorf(kn, path, "a YAML merge key (<<) must name a mapping or a list of mappings")
+			return nil
+		}
+		for _, p := range w.pairsOf(m, path, join, depth+1) {
+			p.kn = &yaml.Node{Kind: yaml.ScalarNode, Tag: tagMerge, Value: p.key, Line: p.kn.Line, Column: p.kn.Column}
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // validKey reports keys that cannot name a field: non-scalars and merge keys.
@@ -158,9 +226,6 @@ func (w *walker) validKey(kn *yaml.Node, path string) bool {
 	switch {
 	case kn.Kind != yaml.ScalarNode:
 		w.report(kn, path, "mapping keys must be strings, got %s", describeAt(kn, path))
-		return false
-	case kn.ShortTag() == tagMerge:
-		w.report(kn, path, "YAML merge keys (<<) are not supported; write the fields out")
 		return false
 	}
 	return true

@@ -96,6 +96,12 @@ func (j *jsonWriter) array(n *yaml.Node, path string) {
 
 // scalar appends a scalar by its resolved YAML type.
 func (j *jsonWriter) scalar(n *yaml.Node, path string) {
+	if b, ok := yaml11Bool(n); ok && j.w.unknownStrictOnly {
+		j.w.nodeadmReads(n, path, "%s is a string in YAML 1.2; "+yaml11Note+"; write %s, or quote it if it is meant as text",
+			valueAt(n, path), quoteBool(b), quoteBool(b))
+		j.buf = strconv.AppendBool(j.buf, b) // as nodeadm writes it (yaml11.go)
+		return
+	}
 	switch tag := n.ShortTag(); {
 	case tag == tagNull:
 		j.buf = append(j.buf, "null"...)

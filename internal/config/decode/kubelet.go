@@ -11,6 +11,7 @@ import (
 
 	yaml "sigs.k8s.io/yaml/goyaml.v3"
 
+	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/validate/suggest"
 	kubeletv1beta1 "github.com/nodeboot/nodeboot/internal/k8sapi/kubeletconfig/v1beta1"
 	"github.com/nodeboot/nodeboot/internal/k8sapi/resource"
@@ -32,14 +33,16 @@ func (w *walker) kubeletConfig(n *yaml.Node, path string, v reflect.Value) {
 	w.nullable++
 	defer func() { w.nullable-- }()
 	w.eachPair(n, path, keyPath, func(key string, kn, vn *yaml.Node) {
-		f, ok := fields.byName[key]
-		if !ok {
-			w.unknownField(kn, path, keyPath(path, key), key, fields)
-			return
-		}
 		before := len(w.problems)
-		w.value(vn, keyPath(path, key), reflect.New(f.typ).Elem())
-		if len(w.problems) == before {
+		if f, ok := fields.byName[key]; ok {
+			w.value(vn, keyPath(path, key), reflect.New(f.typ).Elem())
+		} else {
+			w.unknownField(kn, path, keyPath(path, key), key, fields)
+		}
+		if !diag.Relax(w.problems[before:]).HasErrors() {
+			// nodeadm hands the kubelet every key as written, fields
+			// newer than this schema included: so does the boot, after
+			// warning (StrictOnly problems).
 			config[key] = w.quietJSON(vn)
 		}
 	})

@@ -45,6 +45,11 @@ func (w *walker) setString(n *yaml.Node, path string, v reflect.Value, tag strin
 
 // setBool accepts true and false (any case YAML allows).
 func (w *walker) setBool(n *yaml.Node, path string, v reflect.Value, tag string) {
+	if b, ok := yaml11Bool(n); ok && w.unknownStrictOnly {
+		w.nodeadmReads(n, path, "%s is a string in YAML 1.2; "+yaml11Note+"; write %s", valueAt(n, path), quoteBool(b), quoteBool(b))
+		v.SetBool(b)
+		return
+	}
 	if tag != tagBool {
 		w.errorf(n, path, "expected a boolean, got %s; write true or false", describeAt(n, path))
 		return
@@ -54,6 +59,11 @@ func (w *walker) setBool(n *yaml.Node, path string, v reflect.Value, tag string)
 
 // setInt accepts YAML integers that fit v's size.
 func (w *walker) setInt(n *yaml.Node, path string, v reflect.Value, tag string) {
+	if i, ok := wholeFloat(n, tag); ok && w.unknownStrictOnly && !v.OverflowInt(i) {
+		w.nodeadmReads(n, path, "expected an integer, got %s; nodeadm writes it as %d; write %d", valueAt(n, path), i, i)
+		v.SetInt(i)
+		return
+	}
 	if tag != tagInt {
 		w.errorf(n, path, "expected an integer, got %s%s", describeAt(n, path), unquoteHint(n, tag))
 		return
@@ -68,6 +78,11 @@ func (w *walker) setInt(n *yaml.Node, path string, v reflect.Value, tag string) 
 
 // setUint accepts non-negative YAML integers that fit v's size.
 func (w *walker) setUint(n *yaml.Node, path string, v reflect.Value, tag string) {
+	if i, ok := wholeFloat(n, tag); ok && w.unknownStrictOnly && i >= 0 && !v.OverflowUint(uint64(i)) {
+		w.nodeadmReads(n, path, "expected an integer, got %s; nodeadm writes it as %d; write %d", valueAt(n, path), i, i)
+		v.SetUint(uint64(i))
+		return
+	}
 	if tag != tagInt {
 		w.errorf(n, path, "expected a non-negative integer, got %s%s", describeAt(n, path), unquoteHint(n, tag))
 		return

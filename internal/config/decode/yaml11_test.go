@@ -1,0 +1,90 @@
+package decode
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/config/hub"
+)
+
+// TestReadsAsNodeadm checks that node.eks.aws documents are read as
+// nodeadm's YAML 1.1 reader reads them, each such reading a StrictOnly
+// problem (init boots, warning; config check refuses), and that
+// nodeboot.io documents still get errors. The oracle's hand-written cases
+// (test/oracle/handwritten_cases_test.go) run the same inputs through the
+// real nodeadm.
+func TestReadsAsNodeadm(t *testing.T) {
+	config := func(s hub.Spec) any { return s.Kubelet.Config }
+	cases := []struct {
+		name, input string
+		view        func(hub.Spec) any
+		want        string // view as JSON
+		warnings    int    // StrictOnly problems; no other problem allowed
+	}{
+		{name: "yes and no in kubelet.config", input: eks + "  kubelet:\n    config:\n      serializeImagePulls: no\n      failSwapOn: Yes\n      featureGates: {A: on, B: OFF}\n",
+			view: config, want: `{"failSwapOn":true,"featureGates":{"A":true,"B":false},"serializeImagePulls":false}`, warnings: 4},
+		{name: "quoted yes stays text", input: eks + "  kubelet:\n    config:\n      providerID: \"yes\"\n",
+			view: config, want: `{"providerID":"yes"}`},
+		{name: "whole float for an integer", input: eks + "  kubelet:\n    config:\n      maxPods: 30.0\n",
+			view: config, want: `{"maxPods":30}`, warnings: 1},
+		{name: "unknown kubelet field passed through", input: eks + "  kubelet:\n    config:\n      fooBar: 1\n      nested: {deep: [1, {a: b}]}\n",
+			view: config, want: `{"fooBar":1,"nested":{"deep":[1,{"a":"b"}]}}`, warnings: 2},
+		{name: "enableOutpost yes", input: eks + "  cluster:\n    id: x\n    enableOutpost: yes\n",
+			view: func(s hub.Spec) any { return s.Cluster.EnableOutpost }, want: `true`, warnings: 1},
+		{name: "duplicate key: the last counts", input: eks + "  cluster:\n    name: a\n    id: x\n    name: b\n",
+			view: func(s hub.Spec) any { return s.Cluster.Name }, want: `"b"`, warnings: 1},
+		{name: "merge key", input: eks + "  kubelet:\n    config:\n      kubeReserved: &r {cpu: 100m}\n      systemReserved:\n        <<: *r\n        memory: 200Mi\n",
+			view: config, want: `{"kubeReserved":{"cpu":"100m"},"systemReserved":{"cpu":"100m","memory":"200Mi"}}`, warnings: 1},
+		{name: "merge key after a key overrides it, as go-yaml v2 does", input: eks + "  cluster:\n    name: a\n    <<: {name: b, id: x}\n",
+			view: func(s hub.Spec) any { return s.Cluster.Name + "/" + s.Cluster.ID }, want: `"b/x"`, warnings: 1},
+		{name: "merge of a list: earlier mappings win", input: eks + "  cluster:\n    <<: [{name: a}, {name: b, id: x}]\n",
+			view: func(s hub.Spec) any { return s.Cluster.Name + "/" + s.Cluster.ID }, want: `"a/x"`, warnings: 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, problems := decodeString(c.input)
+			if len(got) != 1 {
+				t.Fatalf("got %d documents:\n%s", len(got), renderProblems(problems))
+			}
+			if n := countStrictOnly(problems); n != c.warnings || len(problems) != n {
+				t.Errorf("want %d StrictOnly problems and no other, got:\n%s", c.warnings, renderProblems(problems))
+			}
+			b, err := json.Marshal(c.view(got[0].Spec))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(b) != c.want {
+				t.Errorf("got %s, want %s", b, c.want)
+			}
+		})
+	}
+}
+
+// TestNodebootDocumentsStayStrict: a nodeboot.io document is read by
+// YAML 1.2, its own rules: YAML 1.1 readings are errors there.
+func TestNodebootDocumentsStayStrict(t *testing.T) {
+	for name, input := range map[string]string{
+		"yes":       nb + "  maxPods: {prefixDelegation: yes}\n",
+		"duplicate": nb + "  cluster:\n    name: a\n    name: b\n",
+		"merge":     nb + "  cluster:\n    <<: {name: a}\n",
+		"float":     nb + "  maxPods:\n    maxENIs: 2.0\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, problems := decodeString(input)
+			if !problems.HasErrors() || countStrictOnly(problems) != 0 {
+				t.Errorf("want errors, none StrictOnly:\n%s", renderProblems(problems))
+			}
+		})
+	}
+}
+
+func countStrictOnly(l diag.List) int {
+	n := 0
+	for _, p := range l {
+		if p.StrictOnly {
+			n++
+		}
+	}
+	return n
+}
