@@ -52,9 +52,10 @@ func planUserConfig(config map[string]json.RawMessage, b behaviour) (userConfig,
 	if nulls := nullsOf(user); len(nulls) > 0 {
 		uc.patch = nulls
 	}
-	if rest := withoutNulls(user); len(rest) > 0 {
-		uc.dropIn = rest
-	}
+	// A drop-in (and --config-dir) whenever kubelet.config has a key, as
+	// nodeadm writes one: a config of nulls only gets one holding just
+	// the type metadata.
+	uc.dropIn = withoutNulls(user)
 	return uc, nil
 }
 
