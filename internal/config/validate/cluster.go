@@ -24,7 +24,13 @@ func clusterValues(c hub.Cluster, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if c.APIServerEndpoint != "" {
 		if detail := endpointProblem(c.APIServerEndpoint); detail != "" {
-			errs = append(errs, field.Invalid(fld.Child("apiServerEndpoint"), c.APIServerEndpoint, detail))
+			e := field.Invalid(fld.Child("apiServerEndpoint"), c.APIServerEndpoint, detail)
+			if schemeless(c.APIServerEndpoint) {
+				// nodeadm writes it to the kubeconfig as it is, and
+				// client-go reaches a host with no scheme by https.
+				e = e.WithOrigin(diag.OriginNodeadmAccepts)
+			}
+			errs = append(errs, e)
 		}
 	}
 	if c.CertificateAuthority != nil {
@@ -46,6 +52,14 @@ func clusterValues(c hub.Cluster, fld *field.Path) field.ErrorList {
 		errs = append(errs, field.NotSupported(fld.Child("ipFamily"), c.IPFamily, []string{IPFamilyIPv4, IPFamilyIPv6}))
 	}
 	return errs
+}
+
+// schemeless reports whether an endpoint is a bare host[:port] with no
+// scheme (example.com, ABC.gr7.us-west-2.eks.amazonaws.com:443).
+func schemeless(s string) bool {
+	u, err := url.Parse("https://" + s)
+	return !strings.Contains(s, "://") && err == nil && u.Hostname() != "" && (u.Path == "" || u.Path == "/") &&
+		u.RawQuery == "" && u.Fragment == "" && u.User == nil
 }
 
 // endpointProblem says what is wrong with an API server URL, or "".

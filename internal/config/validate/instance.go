@@ -3,10 +3,12 @@ package validate
 import (
 	"net/netip"
 	"path"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 )
 
@@ -62,7 +64,13 @@ func localStorage(ls hub.LocalStorage, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if ls.Strategy != "" {
 		if detail := enumProblem(ls.Strategy, localStorageStrategies); detail != "" {
-			errs = append(errs, field.Invalid(fld.Child("strategy"), ls.Strategy, detail))
+			e := field.Invalid(fld.Child("strategy"), ls.Strategy, detail)
+			if slices.ContainsFunc(localStorageStrategies, func(s string) bool { return strings.EqualFold(s, ls.Strategy) }) {
+				// nodeadm lowercases it for setup-local-disks (raid0
+				// works there); localdisk matches it the same way.
+				e = e.WithOrigin(diag.OriginNodeadmAccepts)
+			}
+			errs = append(errs, e)
 		}
 	}
 	if ls.MountPath != "" && !path.IsAbs(ls.MountPath) {

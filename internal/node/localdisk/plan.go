@@ -37,7 +37,8 @@ var bindMounts = []bindMount{
 // MakePlan returns the steps that bring st to what opts asks for. It is
 // pure. Steps that depend on something not yet known (the directories on a
 // file system that is not mounted yet) are left to the next plan, made after
-// these steps ran.
+// these steps ran. The strategy matches in any case, as nodeadm, which
+// lowercases it for setup-local-disks, lets raid0 mean RAID0.
 func MakePlan(opts Options, st State) (Plan, error) {
 	if opts.Strategy == "" {
 		return Plan{}, nil
@@ -45,7 +46,7 @@ func MakePlan(opts Options, st State) (Plan, error) {
 	if len(st.Disks) == 0 {
 		return Plan{Notes: []string{"no instance-store NVMe disks (" + ByIDDir + "/*" + instanceStoreMarker + "*); nothing to set up"}}, nil
 	}
-	switch opts.Strategy {
+	switch canonicalStrategy(opts.Strategy) {
 	case Mount:
 		return planMount(opts, st)
 	case RAID0:
@@ -248,4 +249,15 @@ func allDisks(disks []Disk, ok func(Disk) bool) bool {
 func foreignError(what []string) error {
 	return fmt.Errorf("%w, so it is left untouched: %s; wipe a disk whose data can go (wipefs -a DEVICE) to let nodeboot use it",
 		ErrForeignData, strings.Join(what, "; "))
+}
+
+// canonicalStrategy is the strategy spelt as the constants spell it, when
+// it is one of them in another case; otherwise s.
+func canonicalStrategy(s string) string {
+	for _, known := range []string{Mount, RAID0, RAID10} {
+		if strings.EqualFold(s, known) {
+			return known
+		}
+	}
+	return s
 }

@@ -122,6 +122,9 @@ func TestMakePlan(t *testing.T) {
 		{name: "RAID0, first boot", opts: Options{Strategy: RAID0},
 			st:   State{Disks: []Disk{blank("/dev/nvme1n1", "259:1"), blank("/dev/nvme2n1", "259:2")}, Mounts: rootOnly},
 			want: raidFirstBoot},
+		{name: "raid0 as nodeadm lowercases it is RAID0", opts: Options{Strategy: "raid0"},
+			st:   State{Disks: []Disk{blank("/dev/nvme1n1", "259:1"), blank("/dev/nvme2n1", "259:2")}, Mounts: rootOnly},
+			want: raidFirstBoot},
 		{name: "RAID10 needs four disks", opts: Options{Strategy: RAID10},
 			st:      State{Disks: []Disk{blank("/dev/nvme1n1", "259:1"), blank("/dev/nvme2n1", "259:2"), blank("/dev/nvme3n1", "259:3")}},
 			wantErr: ErrNotEnoughDisks},
@@ -196,8 +199,8 @@ func TestMakePlan(t *testing.T) {
 		{name: "RAID0 refuses members of another array", opts: Options{Strategy: RAID0},
 			st:      State{Disks: []Disk{{Path: "/dev/nvme1n1", Dev: "259:1", Sig: Signature{Type: "linux_raid_member", Label: "host:data"}}}},
 			wantErr: ErrForeignData, errHas: []string{`/dev/nvme1n1 holds linux_raid_member (label "host:data")`}},
-		{name: "unknown strategy", opts: Options{Strategy: "raid0"}, st: State{Disks: []Disk{blank("/dev/nvme1n1", "259:1")}},
-			errHas: []string{`unknown local storage strategy "raid0"`}},
+		{name: "unknown strategy", opts: Options{Strategy: "raid5"}, st: State{Disks: []Disk{blank("/dev/nvme1n1", "259:1")}},
+			errHas: []string{`unknown local storage strategy "raid5"`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
