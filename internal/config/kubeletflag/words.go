@@ -94,3 +94,29 @@ var (
 // receives: systemd expands an unquoted $VARIABLE of ExecStart this way
 // (systemdsyntax.SplitUnquoted).
 func SystemdWords(s string) ([]string, error) { return systemdsyntax.SplitUnquoted(s) }
+
+// SeveralFlags returns the words systemd splits a kubelet.flags item into
+// when that is more than one word and every word is a flag that reaches the
+// kubelet as written (--v=2 --node-labels=a=b): nodeadm puts the item on
+// the kubelet's command line as it is, so those words are what the kubelet
+// gets. Otherwise it returns nil.
+func SeveralFlags(item string) []string {
+	words, err := SystemdWords(item)
+	if err != nil || len(words) < 2 || strings.ContainsAny(item, "\"'\\") {
+		return nil
+	}
+	for _, w := range words {
+		if !strings.HasPrefix(w, "-") || NotOneWord(w) != "" {
+			return nil
+		}
+	}
+	return words
+}
+
+// IsShorthand reports a flag with one dash and a one-letter name (-v=2):
+// the kubelet's flag parser takes the Go flags it adopts (klog's v) as
+// shorthands, so nodeadm nodes run with it.
+func IsShorthand(flag string) bool {
+	name, _, _ := strings.Cut(strings.TrimPrefix(flag, "-"), "=")
+	return strings.HasPrefix(flag, "-") && !strings.HasPrefix(flag, "--") && len(name) == 1 && NotOneWord(flag) == ""
+}

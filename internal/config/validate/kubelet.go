@@ -6,7 +6,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/nodeboot/nodeboot/internal/config/diag"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
+	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
 	"github.com/nodeboot/nodeboot/internal/config/maxpods"
 )
 
@@ -22,8 +24,15 @@ const (
 func kubeletValues(k hub.Kubelet, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, f := range k.Flags {
+		// Items nodeadm puts on the kubelet's command line as they are,
+		// and that work there: several flags in one item, a shorthand.
+		accepted := kubeletflag.SeveralFlags(f) != nil || kubeletflag.IsShorthand(f)
 		for _, detail := range FlagProblems(f) {
-			errs = append(errs, field.Invalid(fld.Child("flags").Index(i), f, detail))
+			e := field.Invalid(fld.Child("flags").Index(i), f, detail)
+			if accepted {
+				e = e.WithOrigin(diag.OriginNodeadmAccepts)
+			}
+			errs = append(errs, e)
 		}
 	}
 	errs = append(errs, typeMetaValue(k.Config, "kind", kubeletConfigKind, fld.Child("config"))...)

@@ -47,17 +47,28 @@ func (p plan) kubeletArgs() ([]string, error) {
 		}
 		args = append(args, arg)
 	}
-	for i, arg := range p.cfg.Spec.Kubelet.Flags {
-		arg = kubeletflag.Unquote(arg)
-		if err := checkFlag(arg); err != nil {
-			errs = append(errs, fmt.Errorf("spec.kubelet.flags[%d]: %w", i, err))
+	for i, item := range p.cfg.Spec.Kubelet.Flags {
+		for _, arg := range userArgs(item) {
+			if err := checkFlag(arg); err != nil {
+				errs = append(errs, fmt.Errorf("spec.kubelet.flags[%d]: %w", i, err))
+			}
+			args = append(args, arg)
 		}
-		args = append(args, arg)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return args, nil
+}
+
+// userArgs is what one kubelet.flags item puts on the command line: one
+// flag, or the several flags of an item that holds more than one (nodeadm
+// writes such an item as it is and systemd splits it; validation warns).
+func userArgs(item string) []string {
+	if words := kubeletflag.SeveralFlags(item); words != nil {
+		return words
+	}
+	return []string{kubeletflag.Unquote(item)}
 }
 
 type kubeletFlag struct{ name, value string }

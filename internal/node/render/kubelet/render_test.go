@@ -390,3 +390,36 @@ func BenchmarkRender(b *testing.B) {
 		}
 	}
 }
+
+// TestUserFlagItems: a kubelet.flags item reaches the kubelet as the
+// words nodeadm's node gives it (the oracle's kubelet-flags-one-string
+// case runs the same item through the real nodeadm).
+func TestUserFlagItems(t *testing.T) {
+	tests := []struct {
+		name string
+		item string
+		want []string
+	}{
+		{name: "one flag", item: "--v=2", want: []string{"--v=2"}},
+		{name: "quoted value", item: `--node-labels="a=b"`, want: []string{"--node-labels=a=b"}},
+		{name: "several flags in one item", item: "--v=2  --node-labels=a=b", want: []string{"--v=2", "--node-labels=a=b"}},
+		{name: "shorthand", item: "-v=2", want: []string{"-v=2"}},
+	}
+	cfg, in := baseCase(t)
+	base, err := KubeletArgs(cfg, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg.Spec.Kubelet.Flags = []string{tc.item}
+			args, err := KubeletArgs(cfg, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := args[len(base):]; !slices.Equal(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
