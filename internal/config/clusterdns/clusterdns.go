@@ -59,11 +59,12 @@ func dnsFromServiceCIDR(cidr string) (string, error) {
 		return netip.AddrFrom4(a).String(), nil
 	}
 	text, _, _ := strings.Cut(cidr, "/")
-	addr, err := netip.ParseAddr(text + "a")
-	if err != nil {
+	if _, err := netip.ParseAddr(text + "a"); err != nil {
 		return "", fmt.Errorf("%w: service CIDR %q: the cluster DNS address nodeadm derives from it, %q, is not an address", ErrInvalidServiceCIDR, cidr, text+"a")
 	}
-	return addr.String(), nil
+	// The text as nodeadm writes it (FD00:10:96::a stays upper case):
+	// the kubelet reads the same address either way.
+	return text + "a", nil
 }
 
 // InsideCIDR reports whether the cluster DNS address Address derives from
@@ -84,7 +85,8 @@ func InsideCIDR(cidr string) (want string, ok bool) {
 	if !addr.IsValid() || !network.Contains(addr) {
 		return "", false
 	}
-	return addr.String(), err == nil && got == addr.String()
+	gotAddr, perr := netip.ParseAddr(got)
+	return addr.String(), err == nil && perr == nil && gotAddr == addr
 }
 
 var tenSlashEight = netip.MustParsePrefix("10.0.0.0/8")

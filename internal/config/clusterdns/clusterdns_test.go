@@ -24,6 +24,7 @@ func TestAddress(t *testing.T) {
 		{name: "slash 29", cidr: "10.0.0.8/29", want: "10.0.0.10"},
 		{name: "ipv6 eks", cidr: "fd30:1c53:5f8a::/108", want: "fd30:1c53:5f8a::a"},
 		{name: "ipv6 wide", cidr: "fc00::/7", want: "fc00::a"},
+		{name: "ipv6 text kept as nodeadm writes it", cidr: "FD00:10:96:0::/108", want: "FD00:10:96:0::a"},
 		{name: "ipv6 host bits appended to", cidr: "fd00::5/108", want: "fd00::5a"},
 		{name: "ipv6 text that cannot take an a", cidr: "fd00::1234/108", wantErr: ErrInvalidServiceCIDR},
 		{name: "not a cidr", cidr: "10.100.0.0", wantErr: ErrInvalidServiceCIDR},
@@ -56,6 +57,7 @@ func TestInsideCIDR(t *testing.T) {
 	}{
 		{"10.100.0.0/16", "10.100.0.10", true},
 		{"fd30:1c53:5f8a::/108", "fd30:1c53:5f8a::a", true},
+		{"FD30:1C53:5F8A::/108", "fd30:1c53:5f8a::a", true},
 		{"172.20.5.0/16", "172.20.0.10", false},
 		{"10.0.0.16/28", "10.0.0.26", false},
 		{"10.0.0.8/29", "", false},
