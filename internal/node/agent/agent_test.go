@@ -277,3 +277,16 @@ func TestRemovedSettingsRemoveTheirFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderErrorNamesTheSource: what only rendering finds (a version 3
+// containerd.config for containerd 1.x, which nodeadm refuses too) names
+// the config source the user fixes (the oracle's containerd-v3 case).
+func TestRenderErrorNamesTheSource(t *testing.T) {
+	root := t.TempDir()
+	userData := append(readCase(t, "minimal"), "  containerd:\n    config: |\n      version = 3\n"...)
+	a, _, _ := newTestAgent(t, root, userData, loadCase(t, "testdata/cases/minimal"))
+	err := a.Init(context.Background(), initOpts())
+	if err == nil || !strings.Contains(err.Error(), "imds://user-data") || !strings.Contains(err.Error(), "containerd.config") {
+		t.Fatalf("err = %v, want one naming imds://user-data and containerd.config", err)
+	}
+}

@@ -71,7 +71,9 @@ func (a *Agent) configPhase(ctx context.Context, o InitOptions, start time.Time)
 	}
 	plan, err := MakePlan(res.Config, hi, o.Scope)
 	if err != nil {
-		return Plan{}, err
+		// What only rendering finds (a containerd.config the installed
+		// containerd cannot read) names the sources the user fixes.
+		return Plan{}, fmt.Errorf("config from %s: %w", strings.Join(o.Sources, ", "), err)
 	}
 	for _, w := range plan.MaxPods.Warnings {
 		a.Log.Warn("max pods: " + w)
