@@ -97,7 +97,8 @@ func SystemdWords(s string) ([]string, error) { return systemdsyntax.SplitUnquot
 
 // SeveralFlags returns the words systemd splits a kubelet.flags item into
 // when that is more than one word and every word is a flag that reaches the
-// kubelet as written (--v=2 --node-labels=a=b): nodeadm puts the item on
+// kubelet as written (--v=2 --node-labels=a=b; a flag without =value only
+// when it is a boolean): nodeadm puts the item on
 // the kubelet's command line as it is, so those words are what the kubelet
 // gets. Otherwise it returns nil.
 func SeveralFlags(item string) []string {
@@ -106,7 +107,10 @@ func SeveralFlags(item string) []string {
 		return nil
 	}
 	for _, w := range words {
-		if !strings.HasPrefix(w, "-") || NotOneWord(w) != "" {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
+		// A flag without =value takes the next word as its value unless
+		// it is a boolean flag: --node-labels --v=9 is one flag.
+		if !strings.HasPrefix(w, "-") || NotOneWord(w) != "" || (!hasValue && !IsBool(name)) {
 			return nil
 		}
 	}

@@ -38,6 +38,10 @@ func TestNodeadmAccepts(t *testing.T) {
 			field: "spec.kubelet.flags[0]"},
 		{name: "quoted blank: the kubelet gets two broken words", spec: hub.Spec{Kubelet: hub.Kubelet{Flags: []string{`--node-labels="a=b c"`}}},
 			field: "spec.kubelet.flags[0]"},
+		{name: "a flag that takes the next as its value", spec: hub.Spec{Kubelet: hub.Kubelet{Flags: []string{"--node-labels --v=9"}}},
+			field: "spec.kubelet.flags[0]"},
+		{name: "a boolean flag then another", spec: hub.Spec{Kubelet: hub.Kubelet{Flags: []string{"--fail-swap-on --v=9"}}},
+			field: "spec.kubelet.flags[0]", accepted: true},
 		{name: "a word that is no flag", spec: hub.Spec{Kubelet: hub.Kubelet{Flags: []string{"--v=2 x"}}},
 			field: "spec.kubelet.flags[0]"},
 	}
