@@ -50,7 +50,7 @@ func NodeConfig(doc userdata.Document) (out []Decoded, problems diag.List) {
 			break
 		}
 		if err != nil {
-			problems = append(problems, syntaxProblem(doc.Source, base, doc.Data, err))
+			problems = append(problems, laterSyntaxProblem(out, doc.Data, syntaxProblem(doc.Source, base, doc.Data, err), base))
 			break
 		}
 		if isEmptyDocument(&root) {
@@ -59,6 +59,13 @@ func NodeConfig(doc userdata.Document) (out []Decoded, problems diag.List) {
 		d, ps := document(doc.Data, lines, doc.Source, base, &root)
 		out = append(out, d)
 		problems = append(problems, ps...)
+	}
+	for _, d := range out[min(1, len(out)):] {
+		if readByNodeadm(out[0]) && readByNodeadm(d) {
+			problems.Warnf(doc.Source, "", diag.Position{Line: d.Source.Line},
+				"a second node.eks.aws document in one part: nodeadm reads only the first document of a part, nodeboot merges them all in order; give each its own MIME part to have nodeadm read it too")
+			break
+		}
 	}
 	if len(out) == 0 && !problems.HasErrors() {
 		problems.Errorf(doc.Source, "", diag.Position{Line: base}, "no NodeConfig found: the document is empty")
@@ -100,4 +107,30 @@ func boolInt(b bool) int {
 // describeRoot names what a document root is when it is not a mapping.
 func describeRoot(n *yaml.Node) string {
 	return fmt.Sprintf("a NodeConfig must be a mapping with apiVersion, kind and spec, got %s", describeAt(n, ""))
+}
+
+// readByNodeadm reports a node.eks.aws document, which nodeadm reads.
+func readByNodeadm(d Decoded) bool {
+	s, _ := schemaFor(d.APIVersion)
+	return s.extensionsUnknown
+}
+
+// laterSyntaxProblem marks a syntax error in a later document of a part
+// (after a "---" line that follows a node.eks.aws first document)
+// StrictOnly: nodeadm reads only the first document of a part and boots,
+// so the boot uses the documents before the error, warning. Trailing text
+// after the first document's end is still an error, as it is for nodeadm.
+func laterSyntaxProblem(before []Decoded, data []byte, p diag.Problem, base int) diag.Problem {
+	if len(before) == 0 || !readByNodeadm(before[0]) {
+		return p
+	}
+	start := before[0].Source.Line - base // 0-based line of the first document
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if i > start && i+base < p.Position.Line && bytes.HasPrefix(bytes.TrimRight(line, "\r"), []byte("---")) {
+			p.StrictOnly = true
+			p.Message += "; nodeadm reads only the first document of a part, so the boot uses the documents before this one"
+			return p
+		}
+	}
+	return p
 }

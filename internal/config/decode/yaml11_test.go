@@ -88,3 +88,51 @@ func countStrictOnly(l diag.List) int {
 	}
 	return n
 }
+
+// TestDocumentsOfOnePart: nodeadm reads only the first YAML document of a
+// part. nodeboot merges them all (docs/user-data.md), warning when a later
+// one is node.eks.aws too, and boots (StrictOnly) from the documents
+// before a syntax error that follows a node.eks.aws document.
+func TestDocumentsOfOnePart(t *testing.T) {
+	tests := []struct {
+		name, input string
+		docs        int
+		warnings    int // severity warning
+		strictOnly  int
+		errors      int // other errors
+	}{
+		{name: "two node.eks.aws documents", input: eks + "  cluster: {name: a}\n---\n" + eks + "  kubelet: {flags: [--v=5]}\n", docs: 2, warnings: 1},
+		{name: "node.eks.aws then a nodeboot extension", input: eks + "  cluster: {name: a}\n---\n" + nb + "  maxPods: {maxENIs: 2}\n", docs: 2},
+		{name: "syntax error after a node.eks.aws document", input: eks + "  cluster: {name: a}\n---\n" + eks + "  kubelet: [\n", docs: 1, strictOnly: 1},
+		{name: "syntax error after a nodeboot document", input: nb + "  cluster: {name: a}\n---\n" + nb + "  kubelet: [\n", docs: 1, errors: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, problems := decodeString(tc.input)
+			warnings, strict, errs := 0, 0, 0
+			for _, p := range problems {
+				switch {
+				case p.Severity == diag.SeverityWarning:
+					warnings++
+				case p.StrictOnly:
+					strict++
+				default:
+					errs++
+				}
+			}
+			if len(got) != tc.docs || warnings != tc.warnings || strict != tc.strictOnly || errs != tc.errors {
+				t.Errorf("%d documents, %d warnings, %d StrictOnly, %d errors; want %d, %d, %d, %d:\n%s",
+					len(got), warnings, strict, errs, tc.docs, tc.warnings, tc.strictOnly, tc.errors, renderProblems(problems))
+			}
+		})
+	}
+}
+
+// TestTrailingTextIsNoLaterDocument: text after a JSON document's end is
+// a syntax error of that document (nodeadm refuses it), not a later one.
+func TestTrailingTextIsNoLaterDocument(t *testing.T) {
+	_, problems := decodeString(`{"apiVersion":"node.eks.aws/v1alpha1","kind":"NodeConfig","spec":{}} xx`)
+	if !problems.HasErrors() || countStrictOnly(problems) != 0 {
+		t.Errorf("want an error, not StrictOnly:\n%s", renderProblems(problems))
+	}
+}
