@@ -5,6 +5,7 @@ package oracle
 import (
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,6 +23,9 @@ type deliberate struct {
 	paths []string
 	// when, if set, narrows the difference to these values.
 	when func(d nodeview.Difference) bool
+	// inputs, if set, narrows the difference to the named inputs (the
+	// pair's name: a hand-written input's).
+	inputs []string
 	// reason says why nodeboot differs.
 	reason string
 	// doc is the docs file and a phrase of the line that tells users.
@@ -81,6 +85,14 @@ var differences = []deliberate{
 		doc: "README.md", docLine: "`init`'s run phase waits `--registration-timeout` (5m) for the Node",
 	},
 	{
+		id:     "second-document-of-a-part-merged",
+		paths:  []string{"kubelet.flag.v"},
+		inputs: []string{"two-docs-one-part"},
+		reason: "nodeboot merges every NodeConfig document of a part in order, warning when a later one is node.eks.aws " +
+			"too; nodeadm reads only the first document of a part",
+		doc: "docs/user-data.md", docLine: "nodeadm reads only the first YAML document of a MIME part",
+	},
+	{
 		id:     "netmanager-decision-records-the-mac",
 		paths:  []string{"netmanager-cache:/etc/eks/nodeadm/udev-net-manager/*"},
 		when:   func(d nodeview.Difference) bool { return strings.Contains(d.B, `"manager":`+strconv.Quote(d.A)) },
@@ -89,12 +101,65 @@ var differences = []deliberate{
 	},
 }
 
+// outcomeDifference is a documented difference in whether the two agents
+// boot an input at all (hand-written inputs name the one they show).
+type outcomeDifference struct {
+	id string
+	// nodeadmBoots: nodeadm's config phase succeeds and nodeboot refuses,
+	// naming the source; else nodeadm refuses and nodeboot boots.
+	nodeadmBoots bool
+	reason       string
+	doc, docLine string
+}
+
+// outcomeDifferences is the table of documented outcome differences
+// (docs/nodeadm-oracle.md lists it).
+var outcomeDifferences = []outcomeDifference{
+	{
+		id: "kubelet-refuses-what-nodeadm-writes", nodeadmBoots: true,
+		reason: "nodeadm writes the value into the kubelet's config or command line as it is, and the kubelet refuses " +
+			"it when it starts (checked with the real kubelet 1.34.4: a quoted number or boolean for a typed field, a " +
+			"scalar for a list, a word that is no flag), so the node never joins; nodeboot refuses it before writing " +
+			"anything, naming the field and line",
+		doc: "docs/user-data.md", docLine: "the kubelet refuses when it starts",
+	},
+	{
+		id: "empty-documents-skipped",
+		reason: "nodeboot skips empty YAML documents (---, ---) in a part; nodeadm reads only the first document of a " +
+			"part, finds it empty and refuses",
+		doc: "docs/user-data.md", docLine: "Empty YAML documents are skipped",
+	},
+	{
+		id: "yaml-flow-style",
+		reason: "nodeadm's decoder takes any input starting with { as JSON and refuses YAML flow style " +
+			"({apiVersion: …}); nodeboot reads it as YAML, of which JSON is a subset",
+		doc: "docs/user-data.md", docLine: "YAML flow style",
+	},
+	{
+		id: "whole-payload-decoded-from-every-source",
+		reason: "nodeboot undoes base64 and gzip of a whole payload from every source; nodeadm only from IMDS " +
+			"(its file source reads the bytes as they are)",
+		doc: "docs/user-data.md", docLine: "The whole payload may be base64 and/or gzip",
+	},
+}
+
+// outcomeDifferenceByID returns the table entry id names.
+func outcomeDifferenceByID(t *testing.T, id string) *outcomeDifference {
+	for i := range outcomeDifferences {
+		if outcomeDifferences[i].id == id {
+			return &outcomeDifferences[i]
+		}
+	}
+	t.Fatalf("no outcome difference %q in the table", id)
+	return nil
+}
+
 // explain returns the table entry that covers d, or nil.
 func explain(d nodeview.Difference, caseName string) *deliberate {
 	for i := range differences {
 		e := &differences[i]
 		for _, p := range e.paths {
-			if globMatch(p, d.Path) && (e.when == nil || e.when(d)) {
+			if globMatch(p, d.Path) && (e.when == nil || e.when(d)) && (e.inputs == nil || slices.Contains(e.inputs, caseName)) {
 				return e
 			}
 		}
@@ -124,7 +189,15 @@ func globMatch(pattern, path string) bool {
 // TestDifferencesAreDocumented checks that every entry of the table names
 // a docs line that exists, so users read what the oracle allows.
 func TestDifferencesAreDocumented(t *testing.T) {
+	type documented struct{ id, reason, doc, docLine string }
+	var all []documented
 	for _, e := range differences {
+		all = append(all, documented{e.id, e.reason, e.doc, e.docLine})
+	}
+	for _, e := range outcomeDifferences {
+		all = append(all, documented{e.id, e.reason, e.doc, e.docLine})
+	}
+	for _, e := range all {
 		data, err := os.ReadFile("../../" + e.doc)
 		if err != nil {
 			t.Errorf("%s: %v", e.id, err)

@@ -86,7 +86,13 @@ func runGenerated(t *testing.T, cl *cloud, seed uint64) {
 // equal up to the table; what nodeadm refuses, nodeboot refuses, naming the
 // source.
 func runUserData(t *testing.T, cl *cloud, st *stats, label string, userData []byte, kubelet string) {
-	p := newPairIn(t, "generated", "", cl, cl, st)
+	runUserDataAs(t, cl, st, "generated", label, userData, kubelet, nil)
+}
+
+// runUserDataAs is runUserData for the input called name, which may show
+// the documented outcome difference want (nil: none).
+func runUserDataAs(t *testing.T, cl *cloud, st *stats, name, label string, userData []byte, kubelet string, want *outcomeDifference) {
+	p := newPairIn(t, name, "", cl, cl, st)
 	p.both(t, func(n *node) error {
 		if err := n.write("/user-data", string(userData), 0o644); err != nil {
 			return err
@@ -98,6 +104,10 @@ func runUserData(t *testing.T, cl *cloud, st *stats, label string, userData []by
 	})
 	o := p.run(t, nil, "nodeadm", "init", "--skip", "run", "--config-source", "file:///user-data")
 	input := func() string { return label + ":\n" + string(userData) }
+	if want != nil {
+		checkOutcomeDifference(t, st, *want, o, input())
+		return
+	}
 	switch {
 	case o.nodeadm.code == 0 && o.nodeboot.code == 0:
 		p.compare(t, input())
@@ -110,6 +120,26 @@ func runUserData(t *testing.T, cl *cloud, st *stats, label string, userData []by
 		if !strings.Contains(o.nodeboot.stderr, "file:///user-data") {
 			t.Errorf("nodeboot refuses %s without naming the source:\n%s", input(), o.nodeboot)
 		}
+	}
+}
+
+// checkOutcomeDifference checks that exactly the documented difference
+// happened: one agent booted, the other refused (nodeboot naming the
+// source when it is the one).
+func checkOutcomeDifference(t *testing.T, st *stats, want outcomeDifference, o outcome, input string) {
+	t.Helper()
+	booted, refused := o.nodeadm, o.nodeboot
+	if !want.nodeadmBoots {
+		booted, refused = o.nodeboot, o.nodeadm
+	}
+	switch {
+	case booted.code != 0 || refused.code == 0:
+		t.Errorf("%s: expected the documented difference %s (%s), got nodeadm exit %d, nodeboot exit %d\n--- nodeadm\n%s\n--- nodeboot\n%s",
+			input, want.id, want.reason, o.nodeadm.code, o.nodeboot.code, o.nodeadm, o.nodeboot)
+	case want.nodeadmBoots && !strings.Contains(o.nodeboot.stderr, "file:///user-data"):
+		t.Errorf("nodeboot refuses %s without naming the source:\n%s", input, o.nodeboot)
+	default:
+		st.explained(want.id)
 	}
 }
 
