@@ -79,8 +79,9 @@ kubelet-compat: e2e-deps
 	$(PLAIN) $(GO) test $(PLAINFLAGS) -count=1 -tags kubeletcompat ./test/kubeletcompat/
 
 ## oracle: nodeboot against the real nodeadm, built from its pinned module
-## (test/oracle; needs root and dbus-daemon): nodeadm's own e2e cases and
-## $(ORACLE_INPUTS) generated inputs with fixed seeds (docs/nodeadm-oracle.md);
+## (test/oracle; needs root and dbus-daemon): nodeadm's own e2e cases,
+## $(ORACLE_INPUTS) generated inputs with fixed seeds and the hand-written
+## inputs (docs/nodeadm-oracle.md);
 ## aws-auth ConfigMaps against the authenticator's own code (docs/identity.md;
 ## NODEBOOT_AWSAUTH_INPUTS generated ones, 1000 by default); userdata generate --as
 ## eksctl against the real eksctl (docs/userdata-generate.md).

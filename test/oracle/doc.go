@@ -13,6 +13,10 @@
 //   - generated user data, valid and near-valid (internal/testing/userdatagen),
 //     runs through both: what nodeadm boots nodeboot must boot, what
 //     nodeadm refuses nodeboot must refuse;
+//   - hand-written user data (handwritten_*_test.go), the forms people
+//     write that neither the generator nor nodeadm's cases produce, runs
+//     through both with the same rules, or shows one of the documented
+//     outcome differences (one agent boots it, the other not);
 //   - the MIME user data `nodeboot userdata generate`, `merge` and
 //     `convert` write is read by the real cloud-init (Debian's package,
 //     through testdata/cloudinit_parts.py): its part handlers must get
