@@ -29,6 +29,7 @@ func FuzzNodeConfig(f *testing.F) {
 	}
 	f.Add([]byte(eks + "  cluster: &c {name: x}\n  kubelet: {config: {evictionHard: {a: *c}}}\n"))
 	f.Add([]byte("{\"apiVersion\": \"nodeboot.io/v1alpha1\", \"kind\": \"NodeConfig\", \"spec\": {\"maxPods\": {\"maxENIs\": 1e3}}}"))
+	f.Add([]byte(eks + "  cluster: &c {name: x, <<: {id: y}}\n  kubelet: {config: {kubeReserved: {<<: [*c, {cpu: 1}], a: yes, a: 2.0}}}\n---\n" + eks + "  x: [\n"))
 	f.Add([]byte("a: 1\r\rb: ["))                                    // lone CRs: the parser breaks lines, editors do not
 	f.Add([]byte(eks + "  cluster:\u2028    nmae: c\u0085  x: 1\n")) // LS and NEL likewise
 	f.Fuzz(func(t *testing.T, data []byte) {
