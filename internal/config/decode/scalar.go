@@ -36,6 +36,13 @@ func (w *walker) scalar(n *yaml.Node, path string, v reflect.Value) {
 // setString accepts text scalars only: like encoding/json (and nodeadm),
 // a YAML number or boolean is not a string.
 func (w *walker) setString(n *yaml.Node, path string, v reflect.Value, tag string) {
+	if b, ok := yaml11Bool(n); ok && w.unknownStrictOnly {
+		// nodeadm reads it as a boolean: it refuses it for its own string
+		// fields and writes it into kubelet.config as one (yaml11.go).
+		w.errorf(n, path, "expected a string, got %s, which nodeadm's YAML 1.1 reader takes as %s; put it in quotes if it is meant as text",
+			valueAt(n, path), quoteBool(b))
+		return
+	}
 	if !isTextTag(tag) {
 		w.errorf(n, path, "expected a string, got %s; put it in quotes if it is meant as text", describeAt(n, path))
 		return

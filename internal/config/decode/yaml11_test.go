@@ -2,6 +2,7 @@ package decode
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
@@ -58,6 +59,27 @@ func TestReadsAsNodeadm(t *testing.T) {
 				t.Errorf("got %s, want %s", b, c.want)
 			}
 		})
+	}
+}
+
+// TestYAML11BooleanForAString: nodeadm reads a plain yes as a boolean, so
+// it refuses it for a string field (and writes it into kubelet.config as a
+// boolean, which the kubelet refuses): an error, quoted it is text.
+func TestYAML11BooleanForAString(t *testing.T) {
+	for name, input := range map[string]string{
+		"cluster name":         eks + "  cluster:\n    name: yes\n",
+		"environment value":    eks + "  instance:\n    environment:\n      default: {A: on}\n",
+		"kubelet string field": eks + "  kubelet:\n    config:\n      providerID: yes\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, problems := decodeString(input)
+			if !problems.HasErrors() || countStrictOnly(problems) != 0 || !strings.Contains(renderProblems(problems), "YAML 1.1 reader takes as true") {
+				t.Errorf("want an error that is not StrictOnly:\n%s", renderProblems(problems))
+			}
+		})
+	}
+	if _, problems := decodeString(eks + "  cluster:\n    name: \"yes\"\n"); len(problems) != 0 {
+		t.Errorf("quoted yes is text:\n%s", renderProblems(problems))
 	}
 }
 
