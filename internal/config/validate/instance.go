@@ -50,7 +50,13 @@ func envVars(vars map[string]string, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, name := range sortedKeys(vars) {
 		if detail := envVarNameProblem(name); detail != "" {
-			errs = append(errs, field.Invalid(fld.Key(name), name, detail))
+			e := field.Invalid(fld.Key(name), name, detail)
+			if name != "" && !strings.ContainsAny(name, "= \t\n\r\x00\"'\\$%") {
+				// nodeadm writes it (A-B, 1A), and systemd ignores the
+				// assignment: the boot writes it the same, warning.
+				e = e.WithOrigin(diag.OriginNodeadmAccepts)
+			}
+			errs = append(errs, e)
 		}
 		if strings.ContainsAny(vars[name], "\n\r\x00") {
 			errs = append(errs, field.Invalid(fld.Key(name), field.OmitValueType{}, "must not contain a line break or NUL character"))

@@ -42,6 +42,10 @@ func TestNodeadmAccepts(t *testing.T) {
 			field: "spec.kubelet.flags[0]"},
 		{name: "a boolean flag then another", spec: hub.Spec{Kubelet: hub.Kubelet{Flags: []string{"--fail-swap-on --v=9"}}},
 			field: "spec.kubelet.flags[0]", accepted: true},
+		{name: "environment name systemd ignores", spec: hub.Spec{Instance: hub.Instance{Environment: map[string]map[string]string{"kubelet": {"A-B": "x"}}}},
+			field: "spec.instance.environment[kubelet][A-B]", accepted: true},
+		{name: "environment name that would set another variable", spec: hub.Spec{Instance: hub.Instance{Environment: map[string]map[string]string{"kubelet": {"A=B": "x"}}}},
+			field: "spec.instance.environment[kubelet][A=B]"},
 		{name: "a word that is no flag", spec: hub.Spec{Kubelet: hub.Kubelet{Flags: []string{"--v=2 x"}}},
 			field: "spec.kubelet.flags[0]"},
 	}
