@@ -206,6 +206,12 @@ func (r *reader) otherFiles() error {
 		if base, ok := r.opts.Baseline[rel]; ok && base == string(b) {
 			return nil
 		}
+		if path.Ext(rel) == ".json" {
+			// Read as JSON, as its readers do (a kubelet config that
+			// --config no longer names, key order aside).
+			r.view["file:"+rel] = Canonical(b)
+			return nil
+		}
 		r.view["file:"+rel] = canonical(string(b))
 		return nil
 	})

@@ -128,3 +128,27 @@ func TestReadNetworkd(t *testing.T) {
 		t.Errorf("view = %v", v)
 	}
 }
+
+// TestOtherJSONFilesCompareAsJSON: a JSON file no reader of the view
+// claims (a kubelet config that a user --config no longer names) compares
+// by its JSON, not its key order or indentation.
+func TestOtherJSONFilesCompareAsJSON(t *testing.T) {
+	views := make([]View, 2)
+	for i, text := range []string{"{\n    \"a\": 1,\n    \"b\": [2]\n}\n", `{"b":[2],"a":1}`} {
+		root := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(root, "etc/x"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "etc/x/c.json"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		v, err := Read(root, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		views[i] = v
+	}
+	if d := Diff(views[0], views[1]); len(d) != 0 {
+		t.Errorf("differences: %v", d)
+	}
+}
