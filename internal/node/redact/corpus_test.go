@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -74,6 +75,9 @@ func jwtOf(rng *mathrand.Rand) string {
 func eksTokenOf(rng *mathrand.Rand) string {
 	return "k8s-aws-v1." + base64.RawURLEncoding.EncodeToString([]byte("https://sts.us-west-2.amazonaws.com/?Action=GetCallerIdentity&X-Amz-Signature="+word(rng, 64, "")))
 }
+
+// curlRequest is how curl 7.88 starts a request's headers.
+const curlRequest = "GET /e HTTP/1.1\r\nHost: 127.0.0.1:18080\r\nUser-Agent: curl/7.88.1\r\nAccept: */*\r\n"
 
 // curlTraceASCII writes data as `curl --trace-ascii` does: 64 characters
 // a line, each line after its offset.
@@ -215,6 +219,24 @@ func corpus(t testing.TB) []planted {
 		}),
 		ps("curl --trace-ascii body cut across lines", func(rng *mathrand.Rand) string { return word(rng, 120, "") }, func(s string) string {
 			return "=> Send data, 160 bytes (0xa0)\n" + curlTraceASCII(0, `{"username":"robot","password":"`+s+`"}`) + "== Info: upload completely sent off: 160 bytes\n"
+		}),
+		ps("curl --trace hex dump, header cut across lines", sessionTokenOf, func(s string) string {
+			return "=> Send header, 412 bytes (0x19c)\n" + curlTraceHex(curlRequest+"X-Amz-Security-Token: "+s+"\r\n\r\n") + "== Info: done\n"
+		}),
+		p("curl --trace hex dump, Authorization and Cookie", func(s string) string {
+			return "=> Send header, 140 bytes (0x8c)\n" + curlTraceHex(curlRequest+"Authorization: Bearer "+s+"\r\nCookie: session="+s+"\r\n\r\n")
+		}),
+		ps("curl --trace hex dump, JSON body", func(rng *mathrand.Rand) string { return word(rng, 40, "/+") }, func(s string) string {
+			return "=> Send data, 95 bytes (0x5f)\n" + curlTraceHex(`{"username":"robot","password":"`+s+`","region":"us-west-2"}`)
+		}),
+		ps("hexdump -C / Go hex.Dump of a credentials file", secretKeyOf, func(s string) string {
+			return hex.Dump([]byte("[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = " + s + "\n"))
+		}),
+		ps("hexdump -C of a kubeconfig with a token", jwtOf, func(s string) string {
+			return hex.Dump([]byte("users:\n- name: robot\n  user:\n    token: " + s + "\n"))
+		}),
+		ps("xxd of a credentials file", sessionTokenOf, func(s string) string {
+			return xxdDump("[default]\naws_session_token = " + s + "\nregion = us-west-2\n")
 		}),
 		p("curl --trace-ascii Set-Cookie", func(s string) string { return "0000: Set-Cookie: session=" + s + "; Path=/; HttpOnly\n" }),
 		p("journal-prefixed header from klog", func(s string) string {
@@ -387,9 +409,13 @@ func TestPlantedSecrets(t *testing.T) {
 func assertNoLeak(t *testing.T, input, secret string) {
 	t.Helper()
 	out, findings := Bytes([]byte(input))
+	hexBytes, text := dumpColumns(string(out))
 	for _, leak := range leaksOf(secret) {
 		if strings.Contains(string(out), leak) {
 			t.Fatalf("%q survived:\n%s", leak, out)
+		}
+		if strings.Contains(hexBytes, leak) || strings.Contains(text, leak) {
+			t.Fatalf("%q survived in a hex dump's columns:\n%s", leak, out)
 		}
 	}
 	if len(findings) == 0 {

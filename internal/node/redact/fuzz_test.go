@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"net/url"
 	"strings"
@@ -14,7 +15,7 @@ import (
 // cover every family of the corpus (corpus_test.go): YAML, JSON (escaped
 // too), TOML, environment, flags, headers, shell traces, URLs with and
 // without a scheme (percent-encoded twice too), {name, value} pairs, XML,
-// tables, Go's printed maps, encoded forms, PEM.
+// tables, Go's printed maps, hex dumps, encoded forms, PEM.
 var plantings = []func(s string) string{
 	sprintf("token: %s"),
 	sprintf("  bootstrap-token = \"%s\""),
@@ -38,6 +39,13 @@ var plantings = []func(s string) string{
 	sprintf("      - name: AWS_SECRET_ACCESS_KEY\n        value: %s"),
 	sprintf("<SessionToken>%s</SessionToken>"),
 	sprintf("machine h login u password %s"),
+	func(s string) string {
+		return strings.TrimSuffix(curlTraceHex(curlRequest+"Authorization: Bearer "+s+"\r\n\r\n"), "\n")
+	},
+	func(s string) string {
+		return strings.TrimSuffix(hex.Dump([]byte("aws_secret_access_key = "+s+"\n")), "\n")
+	},
+	func(s string) string { return strings.TrimSuffix(xxdDump("[default]\ntoken: "+s+"\n"), "\n") },
 	sprintf("||  SecretAccessKey|  %s   ||"),
 	sprintf("0000: Set-Cookie: session=%s; Path=/; HttpOnly"),
 	sprintf("2026-11-28T21:00:01.000000+0000 ip-10-0-0-1 kubelet[900]:         Cookie: session=%s"),
@@ -79,6 +87,15 @@ func FuzzBytes(f *testing.F) {
 	} {
 		f.Add([]byte(text), []byte("Rg-P4ss_w0rdAdTdlz"), uint8(len(plantings)-7+i))
 	}
+	// Hex dumps (curl --trace, hexdump -C, xxd), the secret cut across
+	// their lines.
+	for i, text := range []string{
+		curlTraceHex(curlRequest + "Cookie: a=b\r\n"),
+		hex.Dump([]byte("[default]\nregion = us-west-2\n")),
+		xxdDump("apiVersion: v1\nkind: Config\n"),
+	} {
+		f.Add([]byte(text), []byte("Rg-P4ss_w0rdAdTdlz"), uint8(22+i))
+	}
 	f.Fuzz(func(t *testing.T, text, secret []byte, where uint8) {
 		out, findings := Bytes(text)
 		if a, b := bytes.Count(text, []byte{'\n'}), bytes.Count(out, []byte{'\n'}); a != b {
@@ -105,7 +122,8 @@ func FuzzBytes(f *testing.F) {
 		planted := plantings[int(where)%len(plantings)](s)
 		input := string(text) + "\n" + planted + "\n" + string(text)
 		out, findings = Bytes([]byte(input))
-		if strings.Contains(string(out), s) {
+		hexBytes, shown := dumpColumns(string(out))
+		if strings.Contains(string(out), s) || strings.Contains(hexBytes, s) || strings.Contains(shown, s) {
 			t.Fatalf("planted secret %q survived in context %q:\n%s", s, planted, out)
 		}
 		assertFindingsClean(t, findings, []string{s})

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/base64"
+	"encoding/hex"
+	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -78,4 +81,89 @@ func indent(s, prefix string) string {
 		lines[i] = prefix + lines[i]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// dumpColumns reads what the hex dumps in out show, by the columns of the
+// formats' fixed layouts (curl --trace, hexdump -C and Go's hex.Dump,
+// xxd): the bytes of the hex columns, and the text columns, each run of
+// lines joined. A masked byte ("**") reads as a NUL.
+func dumpColumns(out string) (hexBytes, text string) {
+	var hb, tb strings.Builder
+	for _, line := range strings.Split(out, "\n") {
+		var hexArea, textArea string
+		switch {
+		case dumpPrefix.MatchString(line) && len(line) > 59 && strings.HasPrefix(line[58:], " |"):
+			hexArea, textArea = line[10:58], strings.TrimSuffix(line[60:], "|")
+		case xxdPrefix.MatchString(line) && len(line) > 51:
+			hexArea, textArea = line[10:50], line[51:]
+		case curlPrefix.MatchString(line) && len(line) > 54:
+			hexArea, textArea = line[6:54], line[54:]
+		default:
+			continue
+		}
+		digits := strings.ReplaceAll(hexArea, " ", "")
+		for i := 0; i+2 <= len(digits); i += 2 {
+			b, err := hex.DecodeString(digits[i : i+2])
+			if err != nil {
+				b = []byte{0}
+			}
+			hb.Write(b)
+		}
+		tb.WriteString(textArea)
+	}
+	return hb.String(), tb.String()
+}
+
+var (
+	dumpPrefix = regexp.MustCompile(`^[0-9a-f]{8}  `)
+	xxdPrefix  = regexp.MustCompile(`^[0-9a-f]{8}: `)
+	curlPrefix = regexp.MustCompile(`^[0-9a-f]{4}: `)
+)
+
+// curlTraceHex writes data as `curl --trace` does: 16 bytes a line, in
+// hex then as text, each line after its offset.
+func curlTraceHex(data string) string {
+	var b strings.Builder
+	for off := 0; off < len(data); off += 16 {
+		line := data[off:min(off+16, len(data))]
+		fmt.Fprintf(&b, "%04x: ", off)
+		for c := range 16 {
+			if c < len(line) {
+				fmt.Fprintf(&b, "%02x ", line[c])
+			} else {
+				b.WriteString("   ")
+			}
+		}
+		for _, c := range []byte(line) {
+			if c < 0x20 || c >= 0x80 {
+				c = '.'
+			}
+			b.WriteByte(c)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// xxdDump writes data as xxd does: 16 bytes a line in groups of two.
+func xxdDump(data string) string {
+	var b strings.Builder
+	for off := 0; off < len(data); off += 16 {
+		line := data[off:min(off+16, len(data))]
+		var h strings.Builder
+		for c := range line {
+			fmt.Fprintf(&h, "%02x", line[c])
+			if c%2 == 1 {
+				h.WriteByte(' ')
+			}
+		}
+		text := []byte(line)
+		for i, c := range text {
+			if c < 0x20 || c > 0x7e {
+				text[i] = '.'
+			}
+		}
+		fmt.Fprintf(&b, "%08x: %-40s %s\n", off, h.String(), text)
+	}
+	return b.String()
 }

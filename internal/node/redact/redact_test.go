@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"slices"
@@ -286,6 +287,24 @@ level=INFO msg="discovered CA" token=` + bootstrapToken + ` endpoint=https://127
 NODEADM_KUBELET_ARGS=--node-ip=10.0.0.5 --hostname-override=ip-10-0-0-5.us-west-2.compute.internal --kubeconfig=/var/lib/kubelet/kubeconfig
 container 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef started
 `,
+		},
+		{
+			// Written by curl 7.88.1 --trace against a local server: the
+			// bearer token, the cookie and the session token cut across
+			// lines, in the hex and the text columns.
+			name:  "curl --trace hex dump with Authorization, Cookie and X-Amz-Security-Token",
+			input: readTestdata(t, "curl-trace-hex.txt"),
+			secrets: []string{
+				"7ihGyiRUIQfH", "OJMaidDn87XG3_q_", "t0ZBfdTEmxI6Cmux", "IQoJb3JpZ2lu", "X2VjEVmihA/2O76U",
+				"37 69 68 47 79 69 52 55", "4f 4a 4d 61 69 64 44 6e", "58 32 56 6a 45 56 6d 69",
+			},
+			keep: []string{"0010: 0a 48 6f 73 74 3a 20 31 32 37 2e 30 2e 30 2e 31 .Host: 127.0.0.1", "thorization: ", "okie: ", "X-Amz-Security-T",
+				"<= Recv header, 17 bytes (0x11)", "0000: 48 54 54 50 2f 31 2e 30 20 32 30 30 20 4f 4b 0d HTTP/1.0 200 OK."},
+			want: []Finding{{Rule: RuleSensitiveKey, Line: 9, Field: "Authorization"}, {Rule: RuleSensitiveKey, Line: 13, Field: "Cookie"}, {Rule: RuleSensitiveKey, Line: 17, Field: "X-Amz-Security-Token"}},
+		},
+		{
+			name:  "hexdump -C and xxd of a CA certificate, digests and a container ID stay",
+			input: hex.Dump([]byte(ca)) + xxdDump("sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\ncontainer 0123456789abcdef0123456789abcdef started at 2026-11-28T21:00:00Z\n"),
 		},
 	}
 }

@@ -30,6 +30,7 @@ type stream struct {
 	cutFirst bool
 	block    heldBlock
 	trace    traceLines
+	dump     dumpRun
 }
 
 // heldBlock is a run of lines that may form one base64 block.
@@ -102,12 +103,19 @@ func (s *stream) route(raw []byte, n int) {
 	} else if n == 1 && s.cutFirst && len(bytes.TrimSpace(body)) > 0 {
 		raw, body = s.maskedWhole(RuleCutLine, n, eol)
 	}
-	if !s.continuesTrace(body) {
+	dump, isDump := parseDumpLine(body)
+	if !isDump {
+		s.flushDump()
+	}
+	if isDump || !s.continuesTrace(body) {
 		s.flushTrace()
 	}
 	switch {
 	case s.pem.active:
 		s.pemHold(raw, body, eol, n)
+	case isDump:
+		s.flushBlock()
+		s.holdDump(dump, eol, n)
 	case s.depth < maxDepth && isBlockLine(body):
 		s.hold(raw, body, eol, n)
 	case isTraceLine(body):
@@ -156,6 +164,7 @@ func (s *stream) flushHeld() {
 		s.pemRelease(false)
 	}
 	if s.err == nil {
+		s.flushDump()
 		s.flushTrace()
 		s.flushBlock()
 	}
