@@ -27,8 +27,9 @@ type entry struct {
 	// body is the content, streamed; nil when there is none.
 	body io.Reader
 	// cutStart is set when body starts in the middle of its source (the
-	// end of a log kept).
+	// end of a log kept); lineStart when that cut fell at a line's start.
 	cutStart  bool
+	lineStart bool
 	truncated bool
 	// window drops the lines before the log window.
 	window bool
@@ -83,8 +84,14 @@ func (a *archive) stream(ctx context.Context, it *Item, e entry) {
 		win = newWindowReader(src, a.since, a.now)
 		src = win
 	}
+	lineStart := e.lineStart
+	if win != nil && e.cutStart {
+		// A line dropped before the window ends where a whole line starts.
+		win.fill()
+		lineStart = lineStart || win.dropped > 0
+	}
 	lim := &limitReader{r: ctxReader{ctx: ctx, r: src}, n: a.maxItem}
-	sum, err := a.redact(lim, e.cutStart)
+	sum, err := a.redact(lim, e.cutStart, lineStart)
 	switch {
 	case err == nil && gzipped && lim.over:
 		err = fmt.Errorf("%w: it inflates past the item limit of %s", errUndecodable, inroot.Size(a.maxItem))
@@ -110,15 +117,17 @@ func (a *archive) stream(ctx context.Context, it *Item, e entry) {
 }
 
 // redact copies src, redacted, into the spool (buffered: the redactor
-// writes line by line).
-func (a *archive) redact(src io.Reader, cutStart bool) (redact.Summary, error) {
+// writes line by line); a source cut at its start is redacted as a tail.
+func (a *archive) redact(src io.Reader, cutStart, lineStart bool) (redact.Summary, error) {
 	if err := a.red.reset(a.maxItem, false); err != nil {
 		return redact.Summary{}, err
 	}
 	w := bufio.NewWriterSize(a.red, 256<<10)
 	copyFn := redact.Copy
 	if cutStart {
-		copyFn = redact.CopyTail
+		copyFn = func(dst io.Writer, src io.Reader) (redact.Summary, error) {
+			return redact.CopyTail(dst, src, lineStart)
+		}
 	}
 	sum, err := copyFn(w, src)
 	if ferr := w.Flush(); err == nil {

@@ -338,3 +338,65 @@ type notInstalledRunner struct{}
 func (notInstalledRunner) Run(_ context.Context, c cmdrun.Cmd) cmdrun.Result {
 	return cmdrun.Result{ExitCode: -1, Err: errors.New(c.Name + ": " + cmdrun.ErrNotInstalled.Error())}
 }
+
+// TestWriteTailCutAtALineStart keeps a log's end cut where a line starts,
+// or just after lines the window drops: the first line kept is whole, so
+// it is not masked as a cut line.
+func TestWriteTailCutAtALineStart(t *testing.T) {
+	now := time.Date(2026, 11, 28, 21, 0, 0, 0, time.UTC)
+	line := "I1128 20:59:00.000000 1 ok.go:1\n" // 32 bytes: the 64-byte tail starts a line
+	// A journal line whose cut end reads as a klog line before the window.
+	old := "2026-11-28T10:00:00.000000+0000 node kubelet[1]: I1128 10:00:00.000000 1 old.go:1\n"
+	for _, tc := range []struct {
+		name, log, want string
+		limit           int
+	}{
+		{"cut at a line start", strings.Repeat(line, 100), line + line, 64},
+		{"cut line dropped by the window", strings.Repeat(old, 100) + line, line, 33 + 32},
+		{"cut mid-line", strings.Repeat(line, 100) + "x", "REDACTED\n" + line + "x", 64},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			write(t, root, "/var/log/kubelet.log", tc.log)
+			b := Bundle{Root: root, Out: "/tmp/out/b.tgz", Commands: failRunner{t}, MaxItemBytes: tc.limit, MaxTotalBytes: 1000, Since: time.Hour,
+				Now: func() time.Time { return now }, FreeBytes: func(string) (uint64, error) { return 10 << 30, nil }}
+			res, err := b.Write(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			log := res.Manifest.Items[0]
+			if got := string(unpack(t, res.Path)[log.Name]); !strings.HasSuffix(got, tc.want) || strings.Count(got, "REDACTED") != strings.Count(tc.want, "REDACTED") {
+				t.Errorf("log item %+v: %q, want it to end in %q", log, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSpoolTailKnowsALineStart writes a command's output through the
+// spool's tail (compacted as it grows) and checks that it says whether
+// what it kept starts a line.
+func TestSpoolTailKnowsALineStart(t *testing.T) {
+	for _, tc := range []struct {
+		limit int64
+		want  bool
+	}{{64, true}, {96, true}, {60, false}, {65, false}} {
+		f, err := os.CreateTemp(t.TempDir(), "spool")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &spool{f: f}
+		if err := s.reset(tc.limit, true); err != nil {
+			t.Fatal(err)
+		}
+		for range 50 {
+			if _, err := s.Write([]byte("I1128 20:59:00.000000 1 ok.go:1\n")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		kept, _ := io.ReadAll(s.reader())
+		if int64(len(kept)) != tc.limit || !s.dropped || s.lineStart != tc.want {
+			t.Errorf("limit %d: kept %q, dropped %v, lineStart %v, want %v", tc.limit, kept, s.dropped, s.lineStart, tc.want)
+		}
+		f.Close()
+	}
+}

@@ -89,10 +89,23 @@ func (r *runner) emitFile(nodePath, name string, tail bool, emit func(entry)) {
 			emit(e)
 			return
 		}
-		e.cutStart = true
+		e.cutStart, e.lineStart = true, byteAt(f, fi.Size()-limit-1) == '\n'
+
 	}
 	e.body = f
 	emit(e)
+}
+
+// byteAt is the byte at off in f (0 when it cannot be read).
+func byteAt(f io.ReaderAt, off int64) byte {
+	var b [1]byte
+	if off < 0 {
+		return 0
+	}
+	if _, err := f.ReadAt(b[:], off); err != nil {
+		return 0
+	}
+	return b[0]
 }
 
 // glob collects every regular file matching a node path pattern (the
@@ -173,6 +186,7 @@ func (r *runner) command(ctx context.Context, name string, c cmdrun.Cmd) entry {
 	}
 	body := r.raw.reader()
 	e.truncated, e.cutStart = r.raw.dropped || res.Truncated, c.KeepTail && r.raw.dropped
+	e.lineStart = r.raw.lineStart
 	if len(res.Stderr) > 0 {
 		body = io.MultiReader(body, strings.NewReader("\n--- standard error ---\n"), bytes.NewReader(res.Stderr))
 	}

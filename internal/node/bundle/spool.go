@@ -16,13 +16,15 @@ type spool struct {
 	limit int64
 	tail  bool
 	size  int64
-	// dropped is set once anything was not kept.
-	dropped bool
+	// dropped is set once anything was not kept; lineStart when what was
+	// kept starts a line (the byte before it, dropped, was a line break).
+	dropped   bool
+	lineStart bool
 }
 
 // reset empties the spool for a new item.
 func (s *spool) reset(limit int64, tail bool) error {
-	s.limit, s.tail, s.size, s.dropped = limit, tail, 0, false
+	s.limit, s.tail, s.size, s.dropped, s.lineStart = limit, tail, 0, false, false
 	if err := s.f.Truncate(0); err != nil {
 		return err
 	}
@@ -55,6 +57,7 @@ func (s *spool) Write(p []byte) (int, error) {
 func (s *spool) compact() error {
 	buf := make([]byte, 1<<20)
 	from := s.size - s.limit
+	s.lineStart = byteAt(s.f, from-1) == '\n'
 	for done := int64(0); done < s.limit; {
 		n, err := s.f.ReadAt(buf[:min(int64(len(buf)), s.limit-done)], from+done)
 		if n == 0 && err != nil {
@@ -72,7 +75,7 @@ func (s *spool) compact() error {
 // reader returns what the spool kept (the last limit bytes with tail).
 func (s *spool) reader() io.Reader {
 	if s.tail && s.size > s.limit {
-		s.dropped = true
+		s.dropped, s.lineStart = true, byteAt(s.f, s.size-s.limit-1) == '\n'
 		return io.NewSectionReader(s.f, s.size-s.limit, s.limit)
 	}
 	return io.NewSectionReader(s.f, 0, s.size)

@@ -53,6 +53,14 @@ func (w *windowReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// fill reads until a kept line is pending or the input ends, so that
+// dropped counts the lines dropped before the first kept.
+func (w *windowReader) fill() {
+	for len(w.pending) == 0 && w.err == nil {
+		w.next()
+	}
+}
+
 // next reads one line (or piece of a long one) into pending, if kept.
 func (w *windowReader) next() {
 	line, err := w.src.ReadSlice('\n')

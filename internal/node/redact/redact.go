@@ -49,8 +49,8 @@ const (
 	// RuleUndecodable: encoded text that could not be decoded and scanned
 	// within the bounds (a gzip stream too large or broken): masked whole.
 	RuleUndecodable Rule = "undecodable"
-	// RuleCutLine: the first line of a log's tail (CopyTail), which starts
-	// where the log was cut, mid-line: it may be the end of a secret whose
+	// RuleCutLine: the first line of a log's tail (CopyTail), when the log
+	// was cut mid-line: it may be the end of a secret whose
 	// key was cut off ("ken=…" of "--token=…"), so it is masked whole.
 	RuleCutLine Rule = "cut-line"
 	// RuleUnscannable: a line that cannot be scanned (binary data, or longer
@@ -115,14 +115,15 @@ func Copy(dst io.Writer, src io.Reader) (Summary, error) {
 }
 
 // CopyTail is Copy for input that starts in the middle of a file (a log's
-// last bytes, cut at any byte): its first line is masked whole (it may be
-// the end of a secret whose key was cut off), and its first lines are
-// masked as long as they may be the rest of a private key block whose
-// BEGIN line was cut off.
-func CopyTail(dst io.Writer, src io.Reader) (Summary, error) {
+// last bytes, cut at any byte). Unless lineStart says the cut fell at the
+// start of a line (the byte before it was a line break), its first line is
+// masked whole: it may be the end of a secret whose key was cut off.
+// Either way its first lines are masked as long as they may be the rest of
+// a private key block whose BEGIN line was cut off.
+func CopyTail(dst io.Writer, src io.Reader, lineStart bool) (Summary, error) {
 	s := newStream(dst, 0, false)
 	s.pem = pemState{active: true}
-	s.cutFirst = true
+	s.cutFirst = !lineStart
 	return copyStream(s, src)
 }
 

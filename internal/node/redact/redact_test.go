@@ -415,11 +415,11 @@ func TestCopyTailMasksTheCutLine(t *testing.T) {
 		{"yaml key cut", "ord: " + secret + "\n"},
 		{"json member cut", `en":"` + secret + `"}` + "\n"},
 		{"header cut", "rization: Bearer " + secret + "\n"},
-		{"cut at a line start", "I1128 21:00:00.000000 900 kubelet.go:1] token=" + secret + "\n"},
+		{"a whole line, not known to start at the cut", "I1128 21:00:00.000000 900 kubelet.go:1] token=" + secret + "\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			sum, err := CopyTail(&out, strings.NewReader(tc.first+after))
+			sum, err := CopyTail(&out, strings.NewReader(tc.first+after), false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -431,6 +431,39 @@ func TestCopyTailMasksTheCutLine(t *testing.T) {
 			}
 			if len(sum.Findings) == 0 || sum.Findings[0] != (Finding{Rule: RuleCutLine, Line: 1}) {
 				t.Errorf("findings %+v, want the cut line first", sum.Findings)
+			}
+		})
+	}
+}
+
+// TestCopyTailCutAtALineStart feeds CopyTail a log cut just after a line
+// break: its first line is whole and is redacted like any other, not
+// masked whole; the rest of a key whose BEGIN line was cut off is still
+// masked.
+func TestCopyTailCutAtALineStart(t *testing.T) {
+	const secret = "7ihGyiRUIQfHOJMaidDn87XG3_q_xbMtEPO6UkzY"
+	after := "I1128 21:00:01.000000     900 kubelet.go:1] \"Pod sync\" pod=\"kube-system/coredns-1\"\n"
+	body := keyBody(t)
+	for _, tc := range []struct{ name, input, want string }{
+		{"klog line", after + after, after + after},
+		{"klog line with a token", "I1128 21:00:00.000000 900 kubelet.go:1] \"Got\" token=\"" + secret + "\" expires=\"2026-11-28\"\n" + after,
+			"I1128 21:00:00.000000 900 kubelet.go:1] \"Got\" token=\"REDACTED\" expires=\"2026-11-28\"\n" + after},
+		{"key cut after its BEGIN line", strings.Join(body[1:], "\n") + "\n-----END RSA PRIVATE KEY-----\n" + after,
+			strings.Repeat(Mask+"\n", len(body)-1) + "-----END RSA PRIVATE KEY-----\n" + after},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			sum, err := CopyTail(&out, strings.NewReader(tc.input), true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != tc.want {
+				t.Errorf("got\n%s\nwant\n%s", out.String(), tc.want)
+			}
+			for _, f := range sum.Findings {
+				if f.Rule == RuleCutLine {
+					t.Errorf("a whole first line counted as cut: %+v", sum.Findings)
+				}
 			}
 		})
 	}
@@ -479,7 +512,7 @@ func TestCopyTailKeepsTheLog(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			if _, err := CopyTail(&out, strings.NewReader(tc.input)); err != nil {
+			if _, err := CopyTail(&out, strings.NewReader(tc.input), false); err != nil {
 				t.Fatal(err)
 			}
 			for _, s := range body {
