@@ -211,6 +211,13 @@ func corpus(t testing.TB) []planted {
 		p("aws --output table (sts assume-role)", func(s string) string {
 			return "||  AccessKeyId    |  ASIAEXAMPLE                                    ||\n||  SecretAccessKey|  " + s + "                                    ||\n"
 		}),
+		p("aws --output table in columns (header row over values)", func(s string) string {
+			return "+-----------------------+--------------------------------------------+\n|      Expiration       |              SecretAccessKey               |\n" +
+				"+-----------------------+--------------------------------------------+\n|  2026-11-28T23:00:00Z |  " + s + "  |\n+-----------------------+--------------------------------------------+\n"
+		}),
+		ps("aws --output table of a list (key ID row, then its secret key)", secretKeyOf, func(s string) string {
+			return "+--------------------------------------------+\n|  AKIAIOSFODNN7EXAMPLE                      |\n|  " + s + "  |\n+--------------------------------------------+\n"
+		}),
 		p("curl --trace-ascii Basic credentials", func(s string) string {
 			return "=> Send header, 113 bytes (0x71)\n0000: GET /d HTTP/1.1\n0028: Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("robot:"+s)) + "\n"
 		}),

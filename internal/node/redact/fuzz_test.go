@@ -46,6 +46,8 @@ var plantings = []func(s string) string{
 		return strings.TrimSuffix(hex.Dump([]byte("aws_secret_access_key = "+s+"\n")), "\n")
 	},
 	func(s string) string { return strings.TrimSuffix(xxdDump("[default]\ntoken: "+s+"\n"), "\n") },
+	sprintf("+------+------+\n|  Status  |  SessionToken  |\n+------+------+\n|  Active  |  %s  |"),
+	sprintf("+------+\n|  ASIAIOSFODNN7EXAMPLE  |\n|  %s  |"),
 	sprintf("||  SecretAccessKey|  %s   ||"),
 	sprintf("0000: Set-Cookie: session=%s; Path=/; HttpOnly"),
 	sprintf("2026-11-28T21:00:01.000000+0000 ip-10-0-0-1 kubelet[900]:         Cookie: session=%s"),
@@ -96,6 +98,9 @@ func FuzzBytes(f *testing.F) {
 	} {
 		f.Add([]byte(text), []byte("Rg-P4ss_w0rdAdTdlz"), uint8(22+i))
 	}
+	// aws --output table laid out in columns and as a list.
+	f.Add([]byte("+-----------------------+\n|      Expiration       |"), []byte("x9vJupc94tnwlavyfErGPm+pGXafq0fjzLczbttO"), uint8(25))
+	f.Add([]byte("|               CreateAccessKey              |"), []byte("x9vJupc94tnwlavyfErGPm+pGXafq0fjzLczbttO"), uint8(26))
 	f.Fuzz(func(t *testing.T, text, secret []byte, where uint8) {
 		out, findings := Bytes(text)
 		if a, b := bytes.Count(text, []byte{'\n'}), bytes.Count(out, []byte{'\n'}); a != b {

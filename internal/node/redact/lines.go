@@ -33,6 +33,10 @@ func (s *stream) lineRules(line []byte, n int) []byte {
 	if len(s.open) > 0 {
 		return s.sectionLine(line, n)
 	}
+	line, header := s.columns(line, n)
+	if header {
+		return line
+	}
 	line = s.named.line(&s.redactor, line, n)
 	line, handled := s.yamlLine(line, n)
 	if !handled {

@@ -303,6 +303,37 @@ container 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef start
 			want: []Finding{{Rule: RuleSensitiveKey, Line: 9, Field: "Authorization"}, {Rule: RuleSensitiveKey, Line: 13, Field: "Cookie"}, {Rule: RuleSensitiveKey, Line: 17, Field: "X-Amz-Security-Token"}},
 		},
 		{
+			// Written by the AWS CLI (v1.45 and Debian's v2.9) into a pipe:
+			// narrow enough for 80 columns, a dict is laid out as a header
+			// row over a row of values, a list one value a row.
+			name: "aws --output table laid out in columns and as a list",
+			input: `--------------------------------------------------------------------
+|                          CreateAccessKey                         |
++-------------------------------------------+---------+------------+
+|              SecretAccessKey              | Status  | UserName   |
++-------------------------------------------+---------+------------+
+|  wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY |  Active |  bob       |
++-------------------------------------------+---------+------------+
+----------------------------------------------------------------------
+|                           GetSessionToken                          |
++-----------------------+--------------------------------------------+
+|      Expiration       |              SecretAccessKey               |
++-----------------------+--------------------------------------------+
+|  2026-11-28T23:00:00Z |  wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY  |
++-----------------------+--------------------------------------------+
+----------------------------------------------
+|               CreateAccessKey              |
++--------------------------------------------+
+|  AKIAIOSFODNN7EXAMPLE                      |
+|  wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY  |
++--------------------------------------------+
+`,
+			secrets: []string{secretKey, accessKeyID},
+			keep:    []string{"| Status  | UserName   |", "|  Active |  bob       |", "|  2026-11-28T23:00:00Z |", "|      Expiration       |              SecretAccessKey               |"},
+			want: []Finding{{Rule: RuleSensitiveKey, Line: 6, Field: "SecretAccessKey"}, {Rule: RuleSensitiveKey, Line: 13, Field: "SecretAccessKey"},
+				{Rule: RuleAWSAccessKeyID, Line: 18}, {Rule: RuleAWSSecretKey, Line: 19}},
+		},
+		{
 			name:  "hexdump -C and xxd of a CA certificate, digests and a container ID stay",
 			input: hex.Dump([]byte(ca)) + xxdDump("sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\ncontainer 0123456789abcdef0123456789abcdef started at 2026-11-28T21:00:00Z\n"),
 		},

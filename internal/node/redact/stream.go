@@ -31,6 +31,7 @@ type stream struct {
 	block    heldBlock
 	trace    traceLines
 	dump     dumpRun
+	table    tableColumns
 }
 
 // heldBlock is a run of lines that may form one base64 block.
