@@ -203,8 +203,27 @@ func journal(unit, name string) collector {
 		} else {
 			args = append(args, "-u", unit)
 		}
-		emit(r.command(ctx, name, cmdrun.Cmd{Name: "journalctl", Args: args, KeepTail: true}))
+		e := r.command(ctx, name, cmdrun.Cmd{Name: "journalctl", Args: args, KeepTail: true})
+		if e.body != nil {
+			e.body = newSplitEntryJoiner(e.body, r.journalLineMax())
+		}
+		emit(e)
 	}}
+}
+
+// journalLineMax is journald's LineMax on the node (/etc/systemd/journald.conf;
+// its drop-ins are not read).
+func (r *runner) journalLineMax() int {
+	if r.root == nil {
+		return defaultLineMax
+	}
+	f, _, err := r.open("/etc/systemd/journald.conf")
+	if err != nil {
+		return defaultLineMax
+	}
+	defer f.Close()
+	conf, _ := io.ReadAll(io.LimitReader(f, 1<<20))
+	return lineMaxOf(conf)
 }
 
 // generated produces an entry computed in Go.
