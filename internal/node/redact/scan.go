@@ -399,8 +399,7 @@ func authSchemeEnd(line []byte, vs int) int {
 	if ve >= len(line) || !isSpaceByte(line[ve]) {
 		return ve
 	}
-	word := string(bytes.ToLower(line[vs:ve]))
-	if !slices.Contains(authSchemes, word) {
+	if !isAuthScheme(line[vs:ve]) {
 		return ve
 	}
 	cs := ve
@@ -411,6 +410,12 @@ func authSchemeEnd(line []byte, vs int) int {
 		return ce
 	}
 	return ve
+}
+
+// isAuthScheme reports whether word is one of authSchemes, in any case
+// (compared in place: this runs on every line).
+func isAuthScheme(word []byte) bool {
+	return slices.ContainsFunc(authSchemes, func(s string) bool { return len(s) == len(word) && bytes.EqualFold([]byte(s), word) })
 }
 
 // keyBefore finds the key (plain or quoted) that ends just before the
@@ -747,10 +752,20 @@ func hasUserPasswordFlag(line []byte) bool {
 	if bytes.IndexByte(line, ':') < 0 {
 		return false
 	}
-	for _, f := range userPasswordFlagNames {
-		if i := bytes.Index(line, []byte(f)); i >= 0 && (i == 0 || isSpaceByte(line[i-1])) {
-			return true
+	// One pass over the dashes that start a word (this runs on every line).
+	for i := bytes.IndexByte(line, '-'); i >= 0; {
+		if i == 0 || isSpaceByte(line[i-1]) {
+			for _, f := range userPasswordFlagNames {
+				if bytes.HasPrefix(line[i:], []byte(f)) {
+					return true
+				}
+			}
 		}
+		next := bytes.IndexByte(line[i+1:], '-')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
 	}
 	return false
 }
