@@ -47,7 +47,7 @@ var plantings = []func(s string) string{
 	},
 	func(s string) string { return strings.TrimSuffix(xxdDump("[default]\ntoken: "+s+"\n"), "\n") },
 	sprintf("+------+------+\n|  Status  |  SessionToken  |\n+------+------+\n|  Active  |  %s  |"),
-	sprintf("+------+\n|  ASIAIOSFODNN7EXAMPLE  |\n|  %s  |"),
+	sprintf("+------+------+\n|  SecretAccessKey  |  Status  |\n+------+------+\n|  %s  |  Active  |"),
 	sprintf("||  SecretAccessKey|  %s   ||"),
 	sprintf("0000: Set-Cookie: session=%s; Path=/; HttpOnly"),
 	sprintf("2026-11-28T21:00:01.000000+0000 ip-10-0-0-1 kubelet[900]:         Cookie: session=%s"),
