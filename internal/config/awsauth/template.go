@@ -32,9 +32,18 @@ var ErrNotInstanceSession = errors.New("SessionName did not contain an instance 
 type Session struct {
 	AccountID, SessionName, AccessKeyID string
 	// PrivateDNSName resolves an instance ID through ec2:DescribeInstances;
-	// nil makes {{EC2PrivateDNSName}} fail.
+	// nil makes {{EC2PrivateDNSName}} fail. The authenticator keeps the
+	// name DescribeInstances first gives for an instance, an empty one
+	// included, until it restarts: the first request of an instance that
+	// has no private DNS name yet fails, every later one renders an empty
+	// name (UnresolvedNodeUsername), even once the instance has its name.
 	PrivateDNSName func(instanceID string) (string, error)
 }
+
+// UnresolvedNodeUsername is what system:node:{{EC2PrivateDNSName}} renders
+// to once the authenticator has kept an empty private DNS name for the
+// instance: a node user with no name, which no Node can match.
+const UnresolvedNodeUsername = NodeUserPrefix
 
 // Render renders a username or group template as the authenticator does:
 // {{EC2PrivateDNSName}} needs an instance session and a DescribeInstances

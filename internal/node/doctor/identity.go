@@ -60,6 +60,8 @@ func identityVerdict(ev IdentityEvidence) Result {
 		r.Summary = fmt.Sprintf("%s is not in the group %s", u.Username, kubeapi.NodesGroup)
 		r.Action = "Add system:nodes to the groups of the node role's mapping (aws-auth mapRoles, or use an EC2_LINUX access entry, which sets it)."
 		r = withMappingFix(r, ev)
+	case u.Username == awsauth.UnresolvedNodeUsername:
+		r = unresolvedName(r)
 	case strings.HasPrefix(u.Username, kubeapi.NodeUserPrefix):
 		r = nameMismatch(r, ev, strings.TrimPrefix(u.Username, kubeapi.NodeUserPrefix))
 	default:
@@ -68,6 +70,18 @@ func identityVerdict(ev IdentityEvidence) Result {
 		r.Action = "Map the node's IAM role to username system:node:{{EC2PrivateDNSName}} with group system:nodes (an EC2_LINUX access entry, or aws-auth mapRoles without the role's path)."
 		r = withMappingFix(r, ev)
 	}
+	return r
+}
+
+// unresolvedName explains a node user with no name: the authenticator
+// rendered {{EC2PrivateDNSName}} from an empty private DNS name it keeps
+// for the instance (see awsauth.Session).
+func unresolvedName(r Result) Result {
+	r.Verdict = Fail
+	r.Summary = fmt.Sprintf("the credential is %s with no node name: the authenticator resolved {{EC2PrivateDNSName}} to an empty name", awsauth.UnresolvedNodeUsername)
+	r.Evidence = append(r.Evidence, "EKS's authenticator keeps the private DNS name ec2:DescribeInstances first gave for an instance, an empty one included, until it restarts: "+
+		"this instance had no private DNS name when its first token was checked")
+	r.Action = "Replace the instance (a new instance ID is looked up afresh, and gets its name once it is running), or name nodes by instance ID and map the role to system:node:{{SessionName}}, which needs no DescribeInstances."
 	return r
 }
 
