@@ -194,8 +194,17 @@ func TestRender(t *testing.T) {
 			}
 		})
 	}
-	if got := UnknownPlaceholders("system:node:{{EC2PrivateDnsName}}-{{SessionName}}-{{x"); !slices.Equal(got, []string{"{{EC2PrivateDnsName}}", "{{x"}) {
-		t.Errorf("UnknownPlaceholders = %q", got)
+	for template, want := range map[string][]string{
+		"system:node:{{EC2PrivateDnsName}}-{{SessionName}}-{{x": {"{{EC2PrivateDnsName}}", "{{x"},
+		"system:node:{{ EC2PrivateDNSName }}":                   {"{{ EC2PrivateDNSName }}"},
+		// The authenticator renders these {i-…} and {{Session1111…Name}}:
+		// no braces stay as written.
+		"system:node:{{{SessionName}}}":            nil,
+		"system:node:{{Session{{AccountID}}Name}}": nil,
+	} {
+		if got := UnknownPlaceholders(template); !slices.Equal(got, want) {
+			t.Errorf("UnknownPlaceholders(%q) = %q, want %q", template, got, want)
+		}
 	}
 	if !IsInstanceID("i-0123abcd") || IsInstanceID("i-0123") || !IsInstanceID("i-0123456789abcdef0") {
 		t.Error("IsInstanceID")

@@ -70,35 +70,35 @@ func Render(template string, s Session) (string, error) {
 	return template, nil
 }
 
-// UnknownPlaceholders returns the {{...}} in template the authenticator does
-// not replace (they stay in the username verbatim: a typo such as
-// {{EC2PrivateDnsName}} makes every node's name literally that).
+// UnknownPlaceholders returns the {{...}} in template that stay in the
+// rendered name as written, because the authenticator replaces nothing in
+// them (a typo such as {{EC2PrivateDnsName}} makes every node's name
+// literally that). Braces around or across a placeholder it does replace
+// ({{{SessionName}}}) are not reported: the value replaces the placeholder
+// and the braces around it stay.
 func UnknownPlaceholders(template string) []string {
-	var out []string
+	// Values never contain braces, so a marker without braces stands for
+	// any of them.
+	const marker = "\x00"
 	rest := template
+	for _, p := range knownPlaceholders {
+		rest = strings.ReplaceAll(rest, p, marker)
+	}
+	var out []string
 	for {
 		i := strings.Index(rest, "{{")
 		if i < 0 {
 			return out
 		}
-		j := strings.Index(rest[i:], "}}")
-		if j < 0 {
-			return append(out, rest[i:])
+		end := len(rest)
+		if j := strings.Index(rest[i:], "}}"); j >= 0 {
+			end = i + j + 2
 		}
-		if p := rest[i : i+j+2]; !contains(knownPlaceholders, p) {
+		if p := rest[i:end]; !strings.Contains(p, marker) {
 			out = append(out, p)
 		}
-		rest = rest[i+j+2:]
+		rest = rest[end:]
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // IsInstanceID reports whether s looks like an EC2 instance ID the way the
