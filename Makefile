@@ -83,7 +83,8 @@ kubelet-compat: e2e-deps
 ## $(ORACLE_INPUTS) generated inputs with fixed seeds and the hand-written
 ## inputs (docs/nodeadm-oracle.md);
 ## aws-auth ConfigMaps against the authenticator's own code (docs/identity.md;
-## NODEBOOT_AWSAUTH_INPUTS generated ones, 1000 by default); userdata generate --as
+## NODEBOOT_AWSAUTH_INPUTS generated ones, 1000 by default) and username
+## templates through its real webhook server; userdata generate --as
 ## eksctl against the real eksctl (docs/userdata-generate.md).
 ## Longer runs: FuzzGeneratedUserData, FuzzAWSAuthAgainstAuthenticator.
 ORACLE_INPUTS ?= 300

@@ -30,7 +30,13 @@
 //     pins) and through nodeboot's (internal/config/awsauth and `nodeboot
 //     access check --role`): the same entries kept and dropped, the same
 //     canonical ARNs, the same username and groups for every principal and
-//     node role (awsauth_test.go; no root needed).
+//     node role (awsauth_test.go; no root needed);
+//   - username and group templates: the authenticator's real webhook
+//     server (test/tools/authenticator/authserveroracle, in process, STS
+//     and EC2 as local stubs over HTTPS) answers TokenReviews for 19
+//     templated mappings × 12 callers with the user awsauth.Render
+//     predicts, and `nodeboot access check`'s node verdicts match it
+//     (awsauth_template_test.go; no root needed).
 //
 // Every difference between the two nodes must be one of the deliberate
 // differences in differences.go (each documented for users); any other is

@@ -1,11 +1,16 @@
 // Module authenticatortools pins sigs.k8s.io/aws-iam-authenticator, EKS's
 // webhook token authenticator, that the e2e suite runs as the API server's
 // authenticator. Build it with test/e2e/scripts/build-authenticator.sh.
+// test/oracle builds awsauthoracle and authserveroracle here (the latter
+// requires client_golang at the version the authenticator's build uses).
 module github.com/nodeboot/nodeboot/test/tools/authenticator
 
 go 1.24.0
 
-require sigs.k8s.io/aws-iam-authenticator v0.6.30
+require (
+	github.com/prometheus/client_golang v1.20.5
+	sigs.k8s.io/aws-iam-authenticator v0.6.30
+)
 
 require (
 	github.com/aws/aws-sdk-go v1.55.5 // indirect
@@ -45,7 +50,6 @@ require (
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.3 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
-	github.com/prometheus/client_golang v1.20.5 // indirect
 	github.com/prometheus/client_model v0.6.1 // indirect
 	github.com/prometheus/common v0.61.0 // indirect
 	github.com/prometheus/procfs v0.15.1 // indirect
