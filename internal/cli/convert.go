@@ -10,6 +10,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/internal/author/convert"
 	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/config/fragment"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
 	"github.com/nodeboot/nodeboot/internal/node/agent"
@@ -78,8 +79,9 @@ func readInput(arg string, stdin io.Reader) ([]byte, string, error) {
 func specFromUserData(uri string, data []byte, from string, stderr io.Writer) (hub.Spec, []string, error) {
 	docs, problems := userdata.Split(diag.Source{URI: uri}, data)
 	in := agent.Input{Documents: docs}
+	var decoder fragment.Decoder // later documents see earlier patches of bootstrap.sh
 	for _, d := range docs {
-		frags, p := agent.DecodeDocument(d)
+		frags, p := decoder.Decode(d)
 		problems = append(problems, p...)
 		for _, f := range frags {
 			if want, ok := fromFormats[from]; ok && f.Source.Format != want && string(d.Format) != want {

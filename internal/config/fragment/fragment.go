@@ -2,8 +2,10 @@
 // into the hub specs it contributes: NodeConfig YAML or JSON (one fragment
 // per YAML document), a shell script's /etc/eks/bootstrap.sh call, or
 // Bottlerocket TOML settings. Formats that are not node configuration
-// (cloud-config, other MIME parts, shell scripts without a bootstrap.sh
-// call) contribute nothing.
+// (cloud-config other than eksctl's AL2 layout, other MIME parts, shell
+// scripts without a bootstrap.sh call) contribute nothing. eksctl's AL2
+// cloud-config (package eksctlal2) contributes the bootstrap.sh call its
+// script makes.
 package fragment
 
 import (
@@ -12,6 +14,7 @@ import (
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 	"github.com/nodeboot/nodeboot/internal/config/legacy/bootstrapsh"
 	"github.com/nodeboot/nodeboot/internal/config/legacy/bottlerocket"
+	"github.com/nodeboot/nodeboot/internal/config/legacy/eksctlal2"
 	"github.com/nodeboot/nodeboot/internal/config/maxpods"
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
 	"github.com/nodeboot/nodeboot/internal/config/validate"
@@ -40,8 +43,47 @@ func AL2Spec(s hub.Spec) hub.Spec {
 	return s
 }
 
-// Decode dispatches on the document's format.
+// Decode dispatches on the document's format; it reads doc alone (a
+// Decoder reads the documents of one node's user data in order).
 func Decode(doc userdata.Document) ([]Fragment, diag.List) {
+	var d Decoder
+	return d.Decode(doc)
+}
+
+// Decoder decodes the documents of one node's configuration in the order
+// they run, carrying what one document changes for those after it:
+// eksctl's sed patch of /etc/eks/bootstrap.sh (in an AL2 managed node
+// group's user data, before EKS's bootstrap.sh call) makes the calls of
+// later documents append its flags to --kubelet-extra-args, as the patched
+// bootstrap.sh does. The zero Decoder is ready.
+type Decoder struct {
+	extraArgsPatch string
+}
+
+// Decode decodes the next document.
+func (d *Decoder) Decode(doc userdata.Document) ([]Fragment, diag.List) {
+	if doc.Format == userdata.FormatShell {
+		return d.decodeShell(doc)
+	}
+	return decodeAlone(doc)
+}
+
+// decodeShell reads a shell script's bootstrap.sh call, as patched by the
+// earlier documents, and keeps the script's own patch for later ones.
+func (d *Decoder) decodeShell(doc userdata.Document) ([]Fragment, diag.List) {
+	res, problems := bootstrapsh.ParseScriptAfter(doc, d.extraArgsPatch)
+	d.extraArgsPatch += res.ExtraArgsPatch
+	if !res.Found {
+		return nil, problems
+	}
+	src := doc.Source
+	src.Format = FormatBootstrapSh
+	return []Fragment{{Spec: AL2Spec(res.Spec), Source: src, Positions: res.Positions}}, problems
+}
+
+// decodeAlone decodes a document whose meaning does not depend on the
+// documents before it.
+func decodeAlone(doc userdata.Document) ([]Fragment, diag.List) {
 	switch doc.Format {
 	case userdata.FormatNodeConfig:
 		decoded, problems := decode.NodeConfig(doc)
@@ -51,18 +93,21 @@ func Decode(doc userdata.Document) ([]Fragment, diag.List) {
 		}
 		return frags, problems
 	case userdata.FormatShell:
-		res, problems := bootstrapsh.ParseScript(doc)
-		if !res.Found {
-			return nil, problems
-		}
-		src := doc.Source
-		src.Format = FormatBootstrapSh
-		return []Fragment{{Spec: AL2Spec(res.Spec), Source: src, Positions: res.Positions}}, problems
+		var d Decoder
+		return d.decodeShell(doc)
 	case userdata.FormatBottlerocket:
 		res, problems := bottlerocket.Decode(doc)
 		src := doc.Source
 		src.Format = FormatBottlerocket
 		return []Fragment{{Spec: res.Spec, Source: src, Positions: res.Positions}}, problems
+	case userdata.FormatCloudConfig:
+		res, problems := eksctlal2.Decode(doc)
+		if !res.Found {
+			return nil, problems
+		}
+		src := doc.Source
+		src.Format = eksctlal2.FormatName
+		return []Fragment{{Spec: AL2Spec(res.Spec), Source: src}}, problems
 	}
 	return nil, nil
 }

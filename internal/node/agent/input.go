@@ -31,6 +31,9 @@ type Input struct {
 	// Fragments are the decoded configs, in merge order.
 	Fragments []Fragment
 	Problems  diag.List
+	// decoder carries what a document changes for the later ones (see
+	// fragment.Decoder), across sources.
+	decoder *fragment.Decoder
 }
 
 // Read reads and decodes every source in order.
@@ -50,9 +53,12 @@ func (a *Agent) Read(ctx context.Context, sources []string) (Input, error) {
 
 // decode decodes docs into in.
 func (a *Agent) decode(in *Input, docs []userdata.Document) {
+	if in.decoder == nil {
+		in.decoder = &fragment.Decoder{}
+	}
 	for _, doc := range docs {
 		in.Documents = append(in.Documents, doc)
-		frags, problems := DecodeDocument(doc)
+		frags, problems := in.decoder.Decode(doc)
 		in.Fragments = append(in.Fragments, frags...)
 		in.Problems = append(in.Problems, problems...)
 		in.Problems = append(in.Problems, fragment.CheckExpressions(frags, a.Expressions)...)

@@ -32,6 +32,11 @@ type Result struct {
 	// bash would (an argument that could not be expanded is kept as
 	// written); ParseArgs reads the same list.
 	Args []string
+	// ExtraArgsPatch is what the script's edit of bootstrap.sh (eksctl's
+	// max-pods sed patch) makes bootstrap.sh append to the
+	// --kubelet-extra-args of the calls that run after it (set whether or
+	// not the script calls bootstrap.sh itself); "" for none.
+	ExtraArgsPatch string
 }
 
 // ParseArgs converts a bootstrap.sh argument list (without the script

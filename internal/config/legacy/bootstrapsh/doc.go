@@ -47,11 +47,18 @@
 // fed to a shell; more than one call; a shell syntax error in a script
 // that mentions bootstrap.sh. Warnings: the call in a pipeline, in the
 // background, negated or followed by && / ||; a here-document given to the
-// call; commands that edit bootstrap.sh (eksctl's max-pods sed patch) or
-// the AL2 kubelet and containerd files; wrappers nodeboot does not know;
+// call; commands that edit bootstrap.sh or the AL2 kubelet and containerd
+// files; wrappers nodeboot does not know;
 // CRLF line endings. A script that never calls bootstrap.sh is not
 // bootstrap.sh user data: Found is false and nothing is reported except
 // about mentions of bootstrap.sh that look like missed calls.
+//
+// One edit of bootstrap.sh is understood: eksctl's max-pods sed patch
+// (sed -i 's/KUBELET_EXTRA_ARGS=$2/KUBELET_EXTRA_ARGS="$2 FLAGS"/'
+// /etc/eks/bootstrap.sh, in AL2 managed node groups' user data) is
+// returned as Result.ExtraArgsPatch, and ParseScriptAfter appends FLAGS to
+// the --kubelet-extra-args of a later document's call, as the patched
+// bootstrap.sh does.
 //
 // Every problem carries the absolute line in the user data: the document's
 // Source.Line plus the line in the script, minus one.

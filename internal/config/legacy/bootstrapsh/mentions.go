@@ -49,6 +49,7 @@ func (in *interp) checkMentions(cmd *syntax.CallExpr, res resolution, pos positi
 	switch {
 	case res.shellString || base == "eval":
 		in.errorf(pos, "a bootstrap.sh call inside a string run by `%s` is not supported: nodeboot never runs nested scripts; call %s directly on its own line", base, bootstrapPath)
+	case in.readExtraArgsPatch(base, in.rawWords(cmd.Args)):
 	case editsBootstrap(base, in.rawWords(cmd.Args)):
 		in.warnEdit(pos, raw)
 	case readers[base]:
@@ -57,6 +58,29 @@ func (in *interp) checkMentions(cmd *syntax.CallExpr, res resolution, pos positi
 	default:
 		in.warnf(pos, "this line passes %s to `%s`, which nodeboot does not understand; if it runs the script, call it directly (sudo, exec, env, nohup, bash or sh in front are fine)", bootstrapPath, clip(base))
 	}
+}
+
+// eksctlPatchSed is the substitution eksctl's managed node groups on AL2
+// run with `sed -i '…' /etc/eks/bootstrap.sh` for maxPodsPerNode: the
+// option loop's KUBELET_EXTRA_ARGS=$2 becomes KUBELET_EXTRA_ARGS="$2 FLAGS",
+// so a later call's --kubelet-extra-args value gets FLAGS appended.
+var eksctlPatchSed = lazyregexp.New(`^'s/KUBELET_EXTRA_ARGS=\$2/KUBELET_EXTRA_ARGS="\$2 ([^"$/\\'` + "`" + `]+)"/'$`)
+
+// readExtraArgsPatch reads eksctl's sed patch of bootstrap.sh (words as
+// written: sed -i 'EXPR' /etc/eks/bootstrap.sh) and reports whether the
+// command is that patch. Result.ExtraArgsPatch carries it to the calls of
+// later documents (ParseScriptAfter), which nodeboot reads as the patched
+// bootstrap.sh would run them.
+func (in *interp) readExtraArgsPatch(base string, words []string) bool {
+	if base != "sed" || len(words) != 4 || words[1] != "-i" || !isBootstrapPath(words[3]) {
+		return false
+	}
+	m := eksctlPatchSed.FindStringSubmatch(words[2])
+	if m == nil {
+		return false
+	}
+	in.extraArgsPatch += " " + m[1]
+	return true
 }
 
 // editsBootstrap reports commands that change /etc/eks/bootstrap.sh,

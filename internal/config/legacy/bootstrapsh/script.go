@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -32,6 +33,14 @@ const (
 // documentation for what is understood. doc.Data is read as a shell
 // script whatever doc.Format says.
 func ParseScript(doc userdata.Document) (res Result, problems diag.List) {
+	return ParseScriptAfter(doc, "")
+}
+
+// ParseScriptAfter is ParseScript for a script that runs after earlier
+// user data patched bootstrap.sh (their Result.ExtraArgsPatch, joined):
+// the call's --kubelet-extra-args value, when the call gives one, gets
+// patch appended, as the patched option loop does.
+func ParseScriptAfter(doc userdata.Document, patch string) (res Result, problems diag.List) {
 	src := doc.Source
 	src.Format = FormatName
 	defer func() {
@@ -60,20 +69,36 @@ func ParseScript(doc userdata.Document) (res Result, problems diag.List) {
 	in.walkStmts(file.Stmts, execContext{})
 	in.reportCalls()
 	if len(in.calls) == 0 {
-		return Result{}, in.problems
+		return Result{ExtraArgsPatch: in.extraArgsPatch}, in.problems
 	}
 	if crlf {
 		in.warnf(position{line: 1, col: 1}, "the script has CRLF (Windows) line endings: bash keeps the \\r at the end of each line (the #! line fails, and bootstrap.sh would get a cluster name ending in \\r); nodeboot reads the lines without it, but convert the file to LF endings")
 	}
 	first := in.calls[0]
-	spec, positions, more := parseInvocation(first.args, first.env, src, in.at(first.pos))
+	spec, positions, more := parseInvocation(withExtraArgsPatch(first.args, patch), first.env, src, in.at(first.pos))
 	problems = append(in.problems, more...)
 	sortByLine(problems)
 	args := make([]string, len(first.args))
 	for i, a := range first.args {
 		args[i] = a.text
 	}
-	return Result{Found: true, Spec: spec, Positions: positions, Args: args}, problems
+	return Result{Found: true, Spec: spec, Positions: positions, Args: args, ExtraArgsPatch: in.extraArgsPatch}, problems
+}
+
+// withExtraArgsPatch appends patch to the value of every
+// --kubelet-extra-args option of a call (bootstrap.sh keeps the last).
+func withExtraArgsPatch(args []argument, patch string) []argument {
+	if patch == "" {
+		return args
+	}
+	out := slices.Clone(args)
+	for i := 0; i+1 < len(out); i++ {
+		if out[i].text == "--kubelet-extra-args" && !out[i+1].unknown {
+			out[i+1].text += patch
+			i++
+		}
+	}
+	return out
 }
 
 // mentionsAnything reports whether a script names bootstrap.sh or one of

@@ -31,10 +31,13 @@ type interp struct {
 	// sourced lists `source FILE` commands, for hints about unset variables.
 	sourced []sourcedFile
 	// exited is where the script unconditionally exits or execs.
-	exited   *position
-	calls    []*call
-	problems diag.List
-	budget   *expansionBudget
+	exited *position
+	// extraArgsPatch is what eksctl's sed patch of bootstrap.sh makes
+	// it append to --kubelet-extra-args (see readExtraArgsPatch).
+	extraArgsPatch string
+	calls          []*call
+	problems       diag.List
+	budget         *expansionBudget
 	// nested is set while looking for calls inside a command
 	// substitution: only the calls matter then, and parent is the
 	// interpreter of the script itself.
