@@ -22,6 +22,11 @@
 //     through testdata/cloudinit_parts.py): its part handlers must get
 //     the user's parts byte for byte, the generated ones as generated,
 //     and nothing else (cloudinit_test.go);
+//   - the user data the real eksctl (its pkg/nodebootstrap, built by
+//     test/e2e/scripts/build-eksctl.sh) writes for self-managed and
+//     managed node groups of every Linux family is booted by nodeboot and
+//     carries the group's settings onto the kubelet; AL2023's also
+//     through nodeadm, to the same node (eksctl_boot_test.go);
 //   - aws-auth ConfigMaps, named realistic and tricky ones
 //     (awsauth_cases_test.go) and generated ones (awsauth_gen_test.go),
 //     go through EKS's authenticator's own code (its EKSConfigMap backend,

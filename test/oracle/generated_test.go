@@ -92,16 +92,7 @@ func runUserData(t *testing.T, cl *cloud, st *stats, label string, userData []by
 // runUserDataAs is runUserData for the input called name, which may show
 // the documented outcome difference want (nil: none).
 func runUserDataAs(t *testing.T, cl *cloud, st *stats, name, label string, userData []byte, kubelet string, want *outcomeDifference) {
-	p := newPairIn(t, name, "", cl, cl, st)
-	p.both(t, func(n *node) error {
-		if err := n.write("/user-data", string(userData), 0o644); err != nil {
-			return err
-		}
-		if err := n.write("/etc/eks/containerd-version.txt", "1.7.27\n", 0o644); err != nil {
-			return err
-		}
-		return n.mockKubelet(kubelet)
-	})
+	p := newUserDataPair(t, cl, st, name, userData, kubelet)
 	o := p.run(t, nil, "nodeadm", "init", "--skip", "run", "--config-source", "file:///user-data")
 	input := func() string { return label + ":\n" + string(userData) }
 	if want != nil {
@@ -141,6 +132,25 @@ func checkOutcomeDifference(t *testing.T, st *stats, want outcomeDifference, o o
 	default:
 		st.explained(want.id)
 	}
+}
+
+// newUserDataPair makes the two nodes of a user-data run, in one cloud.
+func newUserDataPair(t *testing.T, cl *cloud, st *stats, name string, userData []byte, kubelet string) *pair {
+	p := newPairIn(t, name, "", cl, cl, st)
+	p.both(t, func(n *node) error { return prepareUserDataNode(n, userData, kubelet) })
+	return p
+}
+
+// prepareUserDataNode puts the user data at /user-data, the containerd
+// version file and a kubelet answering --version with kubelet.
+func prepareUserDataNode(n *node, userData []byte, kubelet string) error {
+	if err := n.write("/user-data", string(userData), 0o644); err != nil {
+		return err
+	}
+	if err := n.write("/etc/eks/containerd-version.txt", "1.7.27\n", 0o644); err != nil {
+		return err
+	}
+	return n.mockKubelet(kubelet)
 }
 
 var producerStats = &stats{}
