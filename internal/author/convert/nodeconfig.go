@@ -16,6 +16,7 @@ import (
 	"github.com/nodeboot/nodeboot/internal/config/clusterdns"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
+	"github.com/nodeboot/nodeboot/internal/config/legacy/eksctlal2"
 	"github.com/nodeboot/nodeboot/internal/config/validate"
 )
 
@@ -45,6 +46,9 @@ func NodeConfigYAML(spec hub.Spec) ([]byte, []string, error) {
 	spec.Cluster.CIDR = networkAddress(spec.Cluster.CIDR, &n)
 	spec.Kubelet.Flags = acceptedFlags(spec.Kubelet.Flags, &n)
 	spec.Containerd.Config = al2Imports(spec.Containerd, &n)
+	if spec.Kubelet.EksctlIMDSLabels {
+		n.add("spec.kubelet.flags", "eksctl's AL2 script also labels the node %s and %s from instance metadata at boot; a NodeConfig cannot say so: the converted node will not carry them", eksctlal2.LabelLifecycle, eksctlal2.LabelInstanceID)
+	}
 	body, err := NodeConfigYAMLAs(apiVersion, spec)
 	return body, n, err
 }

@@ -25,6 +25,7 @@ func newFakeIMDS(t *testing.T) *awstest.IMDS {
 	s.SetIdentity("i-0123456789abcdef0", "us-west-2", "m5.large", "us-west-2a")
 	s.Set("meta-data/mac", testMAC)
 	s.Set("meta-data/local-ipv4", "10.0.0.5")
+	s.Set("meta-data/instance-life-cycle", "spot")
 	s.Set(macPrefix+"ipv6s", "2001:db8::5\n2001:db8::6\n")
 	s.Set(macPrefix+"vpc-ipv4-cidr-blocks", "10.0.0.0/16\n100.64.0.0/16")
 	s.Set(awstest.PathUserData, "#!/bin/sh\necho hi\n")
@@ -56,6 +57,10 @@ func TestLookups(t *testing.T) {
 	ip, err := c.LocalIPv4(ctx)
 	if err != nil || ip != "10.0.0.5" {
 		t.Errorf("LocalIPv4 = %q, %v", ip, err)
+	}
+	lifecycle, err := c.InstanceLifecycle(ctx)
+	if err != nil || lifecycle != "spot" {
+		t.Errorf("InstanceLifecycle = %q, %v", lifecycle, err)
 	}
 	ipv6s, err := c.IPv6s(ctx, testMAC)
 	if want := []string{"2001:db8::5", "2001:db8::6"}; err != nil || !reflect.DeepEqual(ipv6s, want) {

@@ -67,6 +67,13 @@ func (c *Client) LocalIPv4(ctx context.Context) (string, error) {
 	return strings.TrimSpace(v), err
 }
 
+// InstanceLifecycle returns instance-life-cycle: "on-demand" or "spot"
+// (eksctl's AL2 script labels the node with it).
+func (c *Client) InstanceLifecycle(ctx context.Context) (string, error) {
+	v, err := c.metadata(ctx, "instance-life-cycle")
+	return strings.TrimSpace(v), err
+}
+
 // IPv6s returns the IPv6 addresses of the interface with the given MAC, one
 // per line of the answer. An interface without IPv6 yields ErrNotFound.
 func (c *Client) IPv6s(ctx context.Context, mac string) ([]string, error) {

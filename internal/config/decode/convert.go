@@ -51,7 +51,7 @@ func fromNodeboot(s nbv1.NodeConfigSpec) hub.Spec {
 			LocalStorage: hub.LocalStorage(s.Instance.LocalStorage),
 			Network:      hub.Network(s.Instance.Network),
 		},
-		Kubelet:      hub.Kubelet(s.Kubelet),
+		Kubelet:      hub.Kubelet{Config: s.Kubelet.Config, Flags: s.Kubelet.Flags, MaxPodsExpression: s.Kubelet.MaxPodsExpression},
 		FeatureGates: s.FeatureGates,
 		Identity: hub.Identity{
 			Mode:           s.Identity.Mode,

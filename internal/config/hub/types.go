@@ -79,6 +79,11 @@ type Kubelet struct {
 	// MaxPodsExpression is a CEL expression with variables default_enis,
 	// ips_per_eni and max_pods (nodeadm-compatible).
 	MaxPodsExpression string `json:"maxPodsExpression,omitempty"`
+	// EksctlIMDSLabels adds to the node labels the two that eksctl's AL2
+	// script takes from instance metadata at boot (node-lifecycle, from
+	// Status.Instance.Lifecycle, and alpha.eksctl.io/instance-id): set for
+	// eksctl's AL2 cloud-config only (package eksctlal2), never by users.
+	EksctlIMDSLabels bool `json:"eksctlIMDSLabels,omitempty"`
 }
 
 // Identity modes.
@@ -153,6 +158,9 @@ type InstanceStatus struct {
 	NodeIP string `json:"nodeIP,omitempty"`
 	// VPCIPv4CIDRs are the primary ENI's VPC CIDR blocks (DNS fallback rule).
 	VPCIPv4CIDRs []string `json:"vpcIPv4CIDRs,omitempty"`
+	// Lifecycle is IMDS instance-life-cycle ("on-demand", "spot"), read
+	// only for Spec.Kubelet.EksctlIMDSLabels; empty when it could not be read.
+	Lifecycle string `json:"lifecycle,omitempty"`
 }
 
 // Hardware is what sysfs says about the machine.

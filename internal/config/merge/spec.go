@@ -96,6 +96,7 @@ func mergeKubelet(dst *hub.Kubelet, src hub.Kubelet) error {
 		dst.Flags = append(append(make([]string, 0, len(dst.Flags)+len(src.Flags)), dst.Flags...), src.Flags...)
 	}
 	setScalar(&dst.MaxPodsExpression, src.MaxPodsExpression)
+	dst.EksctlIMDSLabels = dst.EksctlIMDSLabels || src.EksctlIMDSLabels // an eksctl AL2 part labels the node
 	return nil
 }
 

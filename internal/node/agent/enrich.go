@@ -11,6 +11,7 @@ import (
 	"github.com/nodeboot/nodeboot/internal/config/eni"
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
+	"github.com/nodeboot/nodeboot/internal/config/legacy/eksctlal2"
 	"github.com/nodeboot/nodeboot/internal/config/maxpods"
 	"github.com/nodeboot/nodeboot/internal/config/validate"
 	"github.com/nodeboot/nodeboot/internal/node/discovery"
@@ -41,7 +42,7 @@ func (a *Agent) Enrich(ctx context.Context, spec hub.Spec, f *facts, wins Descri
 		Hardware:          f.hardware,
 	}}
 	cloud := &lazyCloud{factory: a.Cloud, instance: f.instance}
-	// The three lookups run in parallel, each on its own copy of cfg (maps
+	// The four lookups run in parallel, each on its own copy of cfg (maps
 	// and slices are only read), and each owns the fields it copies back.
 	var wg sync.WaitGroup
 	var errs [4]error
@@ -49,11 +50,14 @@ func (a *Agent) Enrich(ctx context.Context, spec hub.Spec, f *facts, wins Descri
 	wg.Go(func() { errs[0] = a.discoverCluster(ctx, cloud, &clusterCfg, wins) })
 	wg.Go(func() { errs[1] = a.nodeName(ctx, cloud, &nameCfg) })
 	wg.Go(func() { errs[2] = a.networkLimits(ctx, cloud, &limitsCfg) })
+	var lifecycle string
+	wg.Go(func() { lifecycle = a.instanceLifecycle(ctx, spec) })
 	wg.Wait()
 	cfg.Spec.Cluster = clusterCfg.Spec.Cluster
 	cfg.Status.Instance.VPCIPv4CIDRs = clusterCfg.Status.Instance.VPCIPv4CIDRs
 	cfg.Status.Instance.PrivateDNSName = nameCfg.Status.Instance.PrivateDNSName
 	cfg.Status.NetworkLimits = limitsCfg.Status.NetworkLimits
+	cfg.Status.Instance.Lifecycle = lifecycle
 	// The node IP family is only certain once the cluster is discovered.
 	errs[3] = a.nodeAddress(ctx, &cfg)
 	if errors.Join(errs[:]...) == nil {
@@ -177,6 +181,28 @@ func (a *Agent) networkLimits(ctx context.Context, cloud *lazyCloud, cfg *hub.No
 	l.Source = "ec2"
 	cfg.Status.NetworkLimits = l
 	return nil
+}
+
+// instanceLifecycle reads IMDS instance-life-cycle for the node-lifecycle
+// label of eksctl's AL2 script, only when the spec asks for that label.
+// eksctl's script would stop before bootstrap.sh when IMDS does not answer
+// (or label the node with IMDS's error page); nodeboot warns and boots
+// without the label instead (docs/user-data.md).
+func (a *Agent) instanceLifecycle(ctx context.Context, spec hub.Spec) string {
+	if !spec.Kubelet.EksctlIMDSLabels || a.Metadata == nil {
+		return ""
+	}
+	const msg = "eksctl's AL2 user data labels the node with the instance's instance-life-cycle, which instance metadata did not give; the node gets no " + eksctlal2.LabelLifecycle + " label"
+	v, err := a.Metadata.InstanceLifecycle(ctx)
+	if err != nil {
+		a.Log.Warn(msg, "error", err)
+		return ""
+	}
+	if why := validate.LabelProblem(eksctlal2.LabelLifecycle, v); v == "" || why != "" {
+		a.Log.Warn(msg, "value", v, "problem", why)
+		return ""
+	}
+	return v
 }
 
 // nodeAddress switches the node IP to the primary ENI's IPv6 address on

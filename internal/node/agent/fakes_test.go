@@ -19,6 +19,8 @@ type fakeMetadata struct {
 	instance hub.InstanceStatus
 	ipv6s    []string
 	vpcCIDRs []string
+	// lifecycle is instance-life-cycle; "" answers 404.
+	lifecycle string
 
 	mu    sync.Mutex
 	calls map[string]int
@@ -54,6 +56,14 @@ func (m *fakeMetadata) IPv6s(context.Context, string) ([]string, error) {
 func (m *fakeMetadata) VPCIPv4CIDRs(context.Context, string) ([]string, error) {
 	m.count("vpc-ipv4-cidr-blocks")
 	return m.vpcCIDRs, nil
+}
+
+func (m *fakeMetadata) InstanceLifecycle(context.Context) (string, error) {
+	m.count("instance-life-cycle")
+	if m.lifecycle == "" {
+		return "", fmt.Errorf("imds meta-data/instance-life-cycle: %w", imds.ErrNotFound)
+	}
+	return m.lifecycle, nil
 }
 
 // fakeCloud answers AWS API calls and counts them.

@@ -13,6 +13,7 @@ type Metadata interface {
 	Instance(ctx context.Context, want imds.Want) (hub.InstanceStatus, error)
 	IPv6s(ctx context.Context, mac string) ([]string, error)
 	VPCIPv4CIDRs(ctx context.Context, mac string) ([]string, error)
+	InstanceLifecycle(ctx context.Context) (string, error)
 }
 
 // Cloud is what the agent asks AWS APIs, in the instance's region.

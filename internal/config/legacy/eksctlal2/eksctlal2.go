@@ -16,8 +16,10 @@
 // kubelet config over it, except that a --max-pods the call passes stays
 // (the kubelet's command line wins over its config file). The labels the
 // script adds from instance metadata at boot (node-lifecycle,
-// alpha.eksctl.io/instance-id) are not in the user data: Decode warns
-// that nodeboot does not add them, and Result.IMDSLabels says so.
+// alpha.eksctl.io/instance-id) are not in the user data: Decode sets
+// Spec.Kubelet.EksctlIMDSLabels, the agent reads instance-life-cycle for
+// it, and the kubelet's renderer appends NodeLabels to the call's
+// --node-labels, where the script appends them.
 //
 // eksctl v0.215.0 writes this layout (test/oracle/eksctl_boot_test.go runs
 // the real eksctl's output through the agent). Any other cloud-config is
@@ -68,11 +70,9 @@ type Result struct {
 	// Found is set when the document is eksctl's AL2 layout.
 	Found bool
 	// Spec is the node's configuration; with errors among the problems it
-	// must not be applied.
+	// must not be applied. Its Kubelet.EksctlIMDSLabels is set when the
+	// script adds LabelLifecycle and LabelInstanceID from instance metadata.
 	Spec hub.Spec
-	// IMDSLabels is set when the script adds LabelLifecycle and
-	// LabelInstanceID from instance metadata.
-	IMDSLabels bool
 }
 
 // cloudConfig is the part of a #cloud-config eksctl's layout uses.
@@ -115,13 +115,24 @@ func Decode(doc userdata.Document) (Result, diag.List) {
 	if err != nil {
 		problems = append(problems, errorAt(src, "spec.kubelet.config", err.Error()))
 	}
-	res := Result{Found: true, Spec: spec, IMDSLabels: strings.Contains(files[HelperPath], "instance-life-cycle")}
-	if res.IMDSLabels {
-		problems = append(problems, diag.Problem{Severity: diag.SeverityWarning, Source: src, Field: "spec.kubelet.flags",
-			Message: "eksctl's script also labels the node " + LabelLifecycle + " (the instance's instance-life-cycle) and " +
-				LabelInstanceID + " from instance metadata at boot; nodeboot does not add these two labels yet (docs/user-data.md)"})
+	spec.Kubelet.EksctlIMDSLabels = strings.Contains(files[HelperPath], "instance-life-cycle")
+	return Result{Found: true, Spec: spec}, problems
+}
+
+// NodeLabels is what eksctl's script appends to NODE_LABELS from instance
+// metadata, ",node-lifecycle=LIFECYCLE,alpha.eksctl.io/instance-id=ID"
+// without its leading comma. A label whose value is empty is left out:
+// the script would have failed before the kubelet started (see
+// docs/user-data.md), the agent warns and boots without it.
+func NodeLabels(st hub.InstanceStatus) string {
+	var labels []string
+	if st.Lifecycle != "" {
+		labels = append(labels, LabelLifecycle+"="+st.Lifecycle)
 	}
-	return res, problems
+	if st.ID != "" {
+		labels = append(labels, LabelInstanceID+"="+st.ID)
+	}
+	return strings.Join(labels, ",")
 }
 
 // runsScript reports whether a runcmd entry runs eksctl's AL2 script.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/config/diag"
+	"github.com/nodeboot/nodeboot/internal/config/hub"
 	"github.com/nodeboot/nodeboot/internal/config/userdata"
 )
 
@@ -77,17 +78,37 @@ func TestDecode(t *testing.T) {
 	}
 }
 
-// TestDecodeNamesIMDSLabels: the labels eksctl's script takes from
-// instance metadata, which nodeboot does not add, are warned about at the
-// kubelet.env lines.
-func TestDecodeNamesIMDSLabels(t *testing.T) {
+// TestDecodeIMDSLabels: eksctl's script adds two labels from instance
+// metadata; Decode marks the spec for them (no warning: the agent adds
+// them), and NodeLabels is what the script appends to NODE_LABELS.
+func TestDecodeIMDSLabels(t *testing.T) {
 	res, problems := decodeString(realOutput(t))
-	warnings := problems.Filter(diag.SeverityWarning)
-	if !res.IMDSLabels || len(warnings) != 1 || !strings.Contains(warnings[0].Message, LabelInstanceID) {
-		t.Fatalf("IMDSLabels %v, warnings %v", res.IMDSLabels, warnings)
+	if !res.Spec.Kubelet.EksctlIMDSLabels || len(problems) != 0 {
+		t.Fatalf("EksctlIMDSLabels %v, problems %v", res.Spec.Kubelet.EksctlIMDSLabels, problems)
 	}
-	if warnings[0].Source.Line < 10 {
-		t.Errorf("warning at line %d, want kubelet.env's", warnings[0].Source.Line)
+	noHelper := strings.Replace(realOutput(t), "instance-life-cycle", "instance-type", 1)
+	if res, _ := decodeString(noHelper); res.Spec.Kubelet.EksctlIMDSLabels {
+		t.Error("EksctlIMDSLabels set for a script that does not read instance-life-cycle")
+	}
+}
+
+func TestNodeLabels(t *testing.T) {
+	cases := []struct {
+		name string
+		st   hub.InstanceStatus
+		want string
+	}{
+		{name: "spot", st: hub.InstanceStatus{ID: "i-0abc", Lifecycle: "spot"}, want: "node-lifecycle=spot,alpha.eksctl.io/instance-id=i-0abc"},
+		{name: "on-demand", st: hub.InstanceStatus{ID: "i-0abc", Lifecycle: "on-demand"}, want: "node-lifecycle=on-demand,alpha.eksctl.io/instance-id=i-0abc"},
+		{name: "instance-life-cycle unread", st: hub.InstanceStatus{ID: "i-0abc"}, want: "alpha.eksctl.io/instance-id=i-0abc"},
+		{name: "no instance metadata", want: ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := NodeLabels(c.st); got != c.want {
+				t.Errorf("NodeLabels = %q, want %q", got, c.want)
+			}
+		})
 	}
 }
 

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/nodeboot/nodeboot/internal/config/hub"
 	"github.com/nodeboot/nodeboot/internal/config/kubeletflag"
+	"github.com/nodeboot/nodeboot/internal/config/legacy/eksctlal2"
 )
 
 // gpuPresentLabel marks nodes with an NVIDIA PCI device (kubelet ≥ 1.35).
@@ -23,7 +25,11 @@ const gpuPresentLabel = "nvidia.com/gpu.present=true"
 //
 // followed by spec.kubelet.flags verbatim, last so that they win (the
 // kubelet keeps the last value of a scalar flag and merges map flags such as
-// --node-labels). --pod-infra-container-image is never emitted.
+// --node-labels). --pod-infra-container-image is never emitted. For
+// eksctl's AL2 user data (spec.kubelet.eksctlIMDSLabels) the labels its
+// script takes from instance metadata (eksctlal2.NodeLabels) are appended
+// to the last --node-labels of spec.kubelet.flags, the eksctl call's, as
+// the script appends them to NODE_LABELS (withIMDSLabels).
 //
 // The result is carried by the systemd environment file and word-split by
 // systemd, so any flag containing whitespace, a quote or a backslash is
@@ -55,10 +61,37 @@ func (p plan) kubeletArgs() ([]string, error) {
 			args = append(args, arg)
 		}
 	}
+	if p.cfg.Spec.Kubelet.EksctlIMDSLabels {
+		args = withIMDSLabels(args, len(generated), eksctlal2.NodeLabels(p.cfg.Status.Instance))
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return args, nil
+}
+
+// withIMDSLabels appends labels to the last --node-labels among
+// args[userFrom:] (the user's flags), or adds a --node-labels of its own
+// when they have none: eksctl's script appends them to the --node-labels
+// of its bootstrap.sh call, so a label of the group's by the same key
+// loses to them, as it does on AL2.
+func withIMDSLabels(args []string, userFrom int, labels string) []string {
+	if labels == "" {
+		return args
+	}
+	for i := len(args) - 1; i >= userFrom; i-- {
+		f, ok := kubeletflag.Split(args[i])
+		if !ok || f.Name != "node-labels" {
+			continue
+		}
+		sep := ","
+		if strings.TrimSpace(f.Value) == "" || strings.HasSuffix(f.Value, ",") {
+			sep = ""
+		}
+		args[i] = "--node-labels=" + f.Value + sep + labels
+		return args
+	}
+	return append(args, "--node-labels="+labels)
 }
 
 // userArgs is what one kubelet.flags item puts on the command line: one

@@ -423,3 +423,54 @@ func TestUserFlagItems(t *testing.T) {
 		})
 	}
 }
+
+// TestEksctlIMDSLabels: for eksctl's AL2 user data the labels its script
+// takes from instance metadata join the eksctl call's --node-labels, after
+// the group's labels (so they win over a group label of the same key, as
+// on AL2); without the spec's mark nothing is added.
+func TestEksctlIMDSLabels(t *testing.T) {
+	const imdsLabels = "node-lifecycle=spot,alpha.eksctl.io/instance-id=i-0abc"
+	tests := []struct {
+		name      string
+		mark      bool
+		lifecycle string
+		flags     []string
+		want      []string
+	}{
+		{name: "appended to the eksctl call's labels", mark: true, lifecycle: "spot",
+			flags: []string{"--node-labels=team=payments,alpha.eksctl.io/nodegroup-name=ng-1", "--register-with-taints=dedicated=payments:NoSchedule"},
+			want:  []string{"--node-labels=team=payments,alpha.eksctl.io/nodegroup-name=ng-1," + imdsLabels, "--register-with-taints=dedicated=payments:NoSchedule"}},
+		{name: "to the last --node-labels", mark: true, lifecycle: "spot",
+			flags: []string{"--node-labels=a=b", "--node-labels=node-lifecycle=mine"},
+			want:  []string{"--node-labels=a=b", "--node-labels=node-lifecycle=mine," + imdsLabels}},
+		{name: "no --node-labels", mark: true, lifecycle: "spot",
+			flags: []string{"--v=2"}, want: []string{"--v=2", "--node-labels=" + imdsLabels}},
+		{name: "instance-life-cycle unread", mark: true,
+			flags: []string{"--node-labels=a=b"}, want: []string{"--node-labels=a=b,alpha.eksctl.io/instance-id=i-0abc"}},
+		{name: "not eksctl's AL2 user data", lifecycle: "spot",
+			flags: []string{"--node-labels=a=b"}, want: []string{"--node-labels=a=b"}},
+	}
+	cfg, in := baseCase(t)
+	base, err := KubeletArgs(cfg, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cfg
+			c.Spec.Kubelet.Flags = tc.flags
+			c.Spec.Kubelet.EksctlIMDSLabels = tc.mark
+			c.Status.Instance.ID, c.Status.Instance.Lifecycle = "i-0abc", tc.lifecycle
+			args, err := KubeletArgs(c, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := args[len(base):]; !slices.Equal(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			if !slices.Equal(c.Spec.Kubelet.Flags, tc.flags) {
+				t.Errorf("spec flags changed to %q", c.Spec.Kubelet.Flags)
+			}
+		})
+	}
+}
