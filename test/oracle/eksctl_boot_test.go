@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +36,10 @@ type eksctlBootCase struct {
 	// settings must give; labels are node labels it must carry.
 	want   map[string]string
 	labels map[string]string
+	// imdsLabels: eksctl's script (self-managed AL2) also labels the node
+	// node-lifecycle and alpha.eksctl.io/instance-id from instance
+	// metadata, which the node must carry with AEMM's values.
+	imdsLabels bool
 }
 
 var eksctlBootStats = &stats{}
@@ -63,6 +69,12 @@ func TestEksctlUserDataBoots(t *testing.T) {
 			n := bootEksctlUserData(t, &cl, c, ud)
 			if n == nil {
 				return
+			}
+			if c.imdsLabels {
+				c.labels = withEntries(c.labels, map[string]string{
+					"node-lifecycle":              aemmValue(t, cl.imds, "meta-data/instance-life-cycle"),
+					"alpha.eksctl.io/instance-id": aemmValue(t, cl.imds, "meta-data/instance-id"),
+				})
 			}
 			checkEksctlNode(t, c, n.view(t), ud)
 		})
@@ -115,10 +127,10 @@ func eksctlBootCorpus() []eksctlBootCase {
 			group: map[string]any{"instanceType": "m5.large", "maxPodsPerNode": 58, "labels": labels, "taints": taints, "preBootstrapCommands": pre},
 			want:  taintsView, labels: mngLabels},
 		{name: "al2/everything", family: generate.FamilyAL2, group: full(nil), want: fullWant,
-			labels: withEntries(wantLabels, map[string]string{"alpha.eksctl.io/nodegroup-name": "ng-1"})},
+			labels: withEntries(wantLabels, map[string]string{"alpha.eksctl.io/nodegroup-name": "ng-1"}), imdsLabels: true},
 		{name: "al2/pre-bootstrap-commands", family: generate.FamilyAL2, group: full(map[string]any{"preBootstrapCommands": pre}),
-			want: fullWant, labels: wantLabels},
-		{name: "al2/ipv6", family: generate.FamilyAL2, group: full(nil), cidr: "fd00:10:96::/108", want: ipv6Want, labels: wantLabels},
+			want: fullWant, labels: wantLabels, imdsLabels: true},
+		{name: "al2/ipv6", family: generate.FamilyAL2, group: full(nil), cidr: "fd00:10:96::/108", want: ipv6Want, labels: wantLabels, imdsLabels: true},
 		{name: "al2/managed", family: generate.FamilyAL2, managed: true,
 			group: map[string]any{"instanceType": "m5.large", "maxPodsPerNode": 58, "labels": labels, "taints": taints, "preBootstrapCommands": pre},
 			want:  withEntries(taintsView, map[string]string{"kubelet.config.maxPods": "58"}), labels: mngLabels},
@@ -282,6 +294,32 @@ func checkEksctlNode(t *testing.T, c eksctlBootCase, v nodeview.View, ud []byte)
 		slices.Sort(keys)
 		t.Logf("node's kubelet:\n%s\n--- user data\n%s", strings.Join(keys, "\n"), ud)
 	}
+}
+
+// aemmValue is what AEMM at endpoint serves at path (IMDSv2, as eksctl's
+// script asks): the value the real AL2 node would get.
+func aemmValue(t *testing.T, endpoint, path string) string {
+	t.Helper()
+	do := func(method, url string, header http.Header) string {
+		req, err := http.NewRequestWithContext(t.Context(), method, url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header = header
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = resp.Body.Close() }()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("AEMM %s %s: %s %v: %s", method, url, resp.Status, err, body)
+		}
+		return string(body)
+	}
+	base := strings.TrimSuffix(endpoint, "/") + "/latest/"
+	token := do(http.MethodPut, base+"api/token", http.Header{"X-Aws-Ec2-Metadata-Token-Ttl-Seconds": {"600"}})
+	return strings.TrimSpace(do(http.MethodGet, base+path, http.Header{"X-Aws-Ec2-Metadata-Token": {token}}))
 }
 
 // gzipped is data gzipped, as eksctl writes the AL2 cloud-config and an
