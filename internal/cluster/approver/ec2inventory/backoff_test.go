@@ -26,21 +26,22 @@ func TestThrottledBurstBacksOffTheQueuedBatches(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, f := newSource(t, Options{BatchSize: tc.batchSize})
+			// The whole burst is queued before the source starts, so that
+			// every lookup waits for the first call: on a loaded machine a
+			// started source could fail that call mid-burst, and the
+			// backoff would then answer the rest at once, never queued.
+			s, f := newIdleSource(t, Options{BatchSize: tc.batchSize})
 			f.stub.FailAlways(awstest.ActionDescribeInstances, awstest.EC2Throttling)
 			var keys []policy.InstanceKey
 			for i := range tc.keys {
 				keys = append(keys, policy.InstanceKey{ID: fmt.Sprintf("i-0%016x", i+1)})
 			}
-			// Only the first lookup is sure to find nothing: once the
-			// first call has failed, which may happen while the burst is
-			// still being queued on a slow machine, the backoff answers
-			// the lookups that follow at once.
-			for i, k := range keys {
-				if _, ok := s.Lookup(t.Context(), k); ok && i == 0 {
+			for _, k := range keys {
+				if _, ok := s.Lookup(t.Context(), k); ok {
 					t.Fatalf("Lookup(%s) answered before any call", k)
 				}
 			}
+			start(t, s)
 			waitReady(t, f, keys...)
 			if got := f.calls(); got != tc.wantCalls {
 				t.Errorf("DescribeInstances requests = %d, want %d", got, tc.wantCalls)
