@@ -22,7 +22,7 @@ start=$SECONDS
 stage go mod download
 stage bash test/e2e/scripts/install-deps.sh
 # As .ci/run: the tools build in the background at the lowest priority.
-setsid nice -n 19 ionice -c 3 bash -c 'for s in nodeadm k8s authenticator kwok images kubelet-compat; do
+setsid nice -n 19 ionice -c 3 bash -c 'for s in $(grep -v "^#" test/e2e/scripts/background-tools); do
   t=$SECONDS; bash "test/e2e/scripts/build-$s.sh" || echo "background build-$s.sh failed"
   echo "cold: background build-$s took $((SECONDS - t)) s"
 done' > .cache/prebuild.log 2>&1 &
