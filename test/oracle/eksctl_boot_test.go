@@ -8,9 +8,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -225,18 +222,7 @@ func eksctlBootGroup(c eksctlBootCase, cidr string) v1alpha1.NodeGroup {
 func runEksctlConfig(t *testing.T, bin string, config []byte, g v1alpha1.NodeGroup) []byte {
 	t.Helper()
 	_, args := eksctlConfig(g, generate.FamilyAL2023)
-	path := filepath.Join(t.TempDir(), "cluster.yaml")
-	if err := os.WriteFile(path, config, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(t.Context(), bin, append(args, path)...)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("eksctl-userdata: %v\n%s\nconfig:\n%s", err, stderr.Bytes(), config)
-	}
-	return out
+	return runEksctl(t, bin, config, args)
 }
 
 // bootEksctlUserData boots ud on nodeboot's node (and, for AL2023, on

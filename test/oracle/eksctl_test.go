@@ -290,6 +290,13 @@ func eksctlUserdata(t *testing.T) string {
 func runEksctlUserdata(t *testing.T, bin string, g v1alpha1.NodeGroup, f generate.Family) []byte {
 	t.Helper()
 	config, args := eksctlConfig(g, f)
+	return runEksctl(t, bin, config, args)
+}
+
+// runEksctl runs eksctl-userdata with args on the ClusterConfig config and
+// returns the user data it prints.
+func runEksctl(t *testing.T, bin string, config []byte, args []string) []byte {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "cluster.yaml")
 	if err := os.WriteFile(path, config, 0o600); err != nil {
 		t.Fatal(err)

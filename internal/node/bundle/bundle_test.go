@@ -265,19 +265,7 @@ func (s *scriptRunner) Run(_ context.Context, c cmdrun.Cmd) cmdrun.Result {
 func TestHostCollectors(t *testing.T) {
 	run := &scriptRunner{}
 	b := Bundle{Commands: run, Root: "/"}.withDefaults()
-	dir, err := inroot.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dir.Close()
-	d, err := dir.Dir("/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _, err := spools(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, raw := tempSpools(t)
 	r := &runner{b: b, raw: raw, now: time.Now(), since: time.Now().Add(-time.Hour)}
 	for _, c := range collectors(true) {
 		if !c.host {
@@ -399,4 +387,24 @@ func TestSpoolTailKnowsALineStart(t *testing.T) {
 		}
 		f.Close()
 	}
+}
+
+// tempSpools opens a scratch directory as the bundle's root and the spools
+// for raw command output in it; both are closed when the test ends.
+func tempSpools(t *testing.T) (*inroot.Root, *spool) {
+	t.Helper()
+	dir, err := inroot.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dir.Close() })
+	d, err := dir.Dir("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _, err := spools(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, raw
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodeboot/nodeboot/internal/inroot"
 	"github.com/nodeboot/nodeboot/internal/node/cmdrun"
 	"github.com/nodeboot/nodeboot/internal/node/redact"
 )
@@ -82,19 +81,7 @@ func TestJournalSplitEntriesRedactedWhole(t *testing.T) {
 	if !strings.Contains(split, token[:10]+"\n"+prefix+token[10:]) {
 		t.Fatal("the journal was not split inside the token")
 	}
-	dir, err := inroot.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dir.Close()
-	d, err := dir.Dir("/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _, err := spools(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, raw := tempSpools(t)
 	b := Bundle{Commands: splitRunner{split}, Root: "/"}.withDefaults()
 	r := &runner{b: b, root: dir, raw: raw, since: time.Now().Add(-time.Hour), now: time.Now()}
 	var body []byte
